@@ -1,0 +1,24 @@
+# ICL attention heads: TSLA (task recognition / learning), learned task vectors,
+# induction vs function-vector heads. `snakemake --cores all figures/` builds every
+# table and figure of the configured models and datasets; see README.md.
+from snakemake.utils import min_version
+
+min_version("9.0")
+
+
+configfile: "config/config.yaml"
+
+
+include: "rules/common.smk"
+include: "rules/resources.smk"
+include: "rules/cache.smk"
+include: "rules/heads.smk"
+include: "rules/tsla.smk"
+include: "rules/figures.smk"
+
+
+rule all:
+    input:
+        "figures",
+        all_tables(),
+    default_target: True

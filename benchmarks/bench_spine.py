@@ -1,0 +1,88 @@
+"""Benchmark of the workflow spine, every number measured in this one run.
+
+1. The cache rule's forward pass (batched, left padded, hooks collecting head
+   outputs, attention summaries, residual stream and label logits) against plain
+   transformers forward passes over the same prompts: one prompt at a time with no
+   outputs beyond logits, and one at a time with output_attentions and
+   output_hidden_states (the straightforward way to get the same data).
+2. The wall time of `snakemake -n` on the full default config.
+
+    .venv/bin/python benchmarks/bench_spine.py [--model smollm2-135m] [--dataset sentiment_lexicon] [--n 32]
+The model must have been materialised (make run, or snakemake resources/<model>/manifest.json).
+"""
+from __future__ import annotations
+
+import argparse
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from icl_heads.cache import build_cache  # noqa: E402
+from icl_heads.config import load  # noqa: E402
+from icl_heads.data import load_dataset  # noqa: E402
+from icl_heads.models import load_hooked  # noqa: E402
+from icl_heads.prompts import build_prompts, label_tokens  # noqa: E402
+
+
+def timed(fn, repeat=1):
+    best = float("inf")
+    for _ in range(repeat):
+        t = time.perf_counter()
+        fn()
+        best = min(best, time.perf_counter() - t)
+    return best
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default=str(ROOT / "config" / "config.yaml"))
+    ap.add_argument("--model", default="smollm2-135m")
+    ap.add_argument("--dataset", default="sentiment_lexicon")
+    ap.add_argument("--n", type=int, default=32)
+    ap.add_argument("--batch-size", type=int, default=8)
+    a = ap.parse_args()
+    cfg = load(a.config)
+    torch.set_num_threads(2)
+    model = load_hooked(ROOT / cfg["resources_dir"] / a.model)
+    task = load_dataset(a.dataset, cfg, cfg["data_dir"])
+    prompts = build_prompts(task, model.tokenizer, n_shot=cfg["prompts"]["n_shot"], n_queries=a.n, seed=0)
+    labs = label_tokens(model.tokenizer, task.label_set, task.name)
+    n_tok = sum(len(p.input_ids) for p in prompts)
+    print(f"model {a.model}, dataset {a.dataset}: {len(prompts)} prompts, {n_tok} tokens "
+          f"(mean {n_tok / len(prompts):.0f}), torch threads {torch.get_num_threads()}")
+
+    hf = model.model
+
+    @torch.no_grad()
+    def plain(attn_hidden: bool):
+        for p in prompts:
+            ids = torch.tensor([p.input_ids])
+            hf(input_ids=ids, output_attentions=attn_hidden, output_hidden_states=attn_hidden, use_cache=False)
+
+    build_cache(model, prompts[:2], labs, batch_size=2, progress=False)  # warm-up
+    t_ours = timed(lambda: build_cache(model, prompts, labs, batch_size=a.batch_size, progress=False), 2)
+    t_plain = timed(lambda: plain(False), 2)
+    t_plain_full = timed(lambda: plain(True), 2)
+    print(f"cache rule pass (batch {a.batch_size}, all captures): {n_tok / t_ours:8.0f} tokens/s  ({t_ours:.2f} s)")
+    print(f"plain HF forward, one prompt at a time, logits only : {n_tok / t_plain:8.0f} tokens/s  ({t_plain:.2f} s)")
+    print(f"plain HF forward, one at a time, attentions+hidden  : {n_tok / t_plain_full:8.0f} tokens/s  ({t_plain_full:.2f} s)")
+    print(f"ratio ours / plain logits-only      = {t_plain / t_ours:.2f}x")
+    print(f"ratio ours / plain attentions+hidden = {t_plain_full / t_ours:.2f}x")
+
+    t = time.perf_counter()
+    proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "figures/", "--forceall"],
+                          cwd=ROOT, capture_output=True, text=True)
+    dt = time.perf_counter() - t
+    jobs = [line for line in proc.stdout.splitlines() if line.strip().startswith("total")]
+    print(f"snakemake -n --forceall figures/ (full default config): {dt:.2f} s, rc {proc.returncode}, "
+          f"{jobs[0].split()[-1] if jobs else '?'} jobs planned")
+
+
+if __name__ == "__main__":
+    main()

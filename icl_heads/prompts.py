@@ -1,0 +1,190 @@
+"""Deterministic n-shot prompts that remember where their parts are.
+
+A prompt is `demo_1 sep demo_2 sep ... demo_k sep query`, each demo being
+`template.query.format(**x) + " " + answer`; the model is asked for the answer
+token after the final query (position N = the last token). Label token = the first
+token of " " + label word (leading space included).
+
+Each prompt records, in token positions of its own (unpadded) tokenisation:
+demonstration label tokens, query-field tokens and the final position.
+"""
+from __future__ import annotations
+
+import random
+import string
+from dataclasses import asdict, dataclass, field
+
+from .data import TaskData
+from .errors import ConfigError
+
+PERTURBATIONS = ("none", "shuffle_text", "labels_01", "flip_labels")
+
+
+@dataclass
+class Prompt:
+    index: int              # index of the query in its split
+    text: str
+    input_ids: list[int]
+    answer: str
+    answer_token: int
+    label_positions: list[int] = field(default_factory=list)
+    query_positions: list[int] = field(default_factory=list)
+    demo_indices: list[int] = field(default_factory=list)
+
+    @property
+    def final(self) -> int:
+        return len(self.input_ids) - 1
+
+    def to_json(self) -> dict:
+        d = asdict(self)
+        d["final"] = self.final
+        return d
+
+
+def format_query(template: str, example: dict) -> tuple[str, list[tuple[int, int]]]:
+    """Fill `template` with the example's fields; return the text and the char spans of the fields."""
+    out, spans = [], []
+    pos = 0
+    for literal, fname, spec, conv in string.Formatter().parse(template):
+        out.append(literal)
+        pos += len(literal)
+        if fname is None:
+            continue
+        if fname not in example:
+            raise ConfigError(f"template field {{{fname}}} not in example fields {sorted(example)}; "
+                              "fix datasets.*.template.query or datasets.*.fields")
+        val = format(example[fname], spec or "")
+        out.append(val)
+        spans.append((pos, pos + len(val)))
+        pos += len(val)
+    return "".join(out), spans
+
+
+def label_tokens(tokenizer, words: list[str], dataset: str = "?") -> list[int]:
+    """First token of " word" for each label word; a clear error if two collide."""
+    toks = []
+    for w in words:
+        ids = tokenizer(" " + w, add_special_tokens=False)["input_ids"]
+        if not ids:
+            raise ConfigError(f"label word {w!r} of dataset {dataset} tokenises to nothing")
+        toks.append(ids[0])
+    seen = {}
+    for w, t in zip(words, toks):
+        if t in seen:
+            raise ConfigError(
+                f"labels {seen[t]!r} and {w!r} of dataset {dataset!r} share their first token "
+                f"{tokenizer.convert_ids_to_tokens(t)!r}: predictions could not tell them apart. "
+                f"Choose other words in datasets.{dataset}.label_words")
+        seen[t] = w
+    return toks
+
+
+def perturb_demos(demos: list[dict], perturbation: str, label_words: list[str] | None, rng: random.Random):
+    """Return demos (copies) changed as the TSLA perturbations require."""
+    if perturbation == "none":
+        return [dict(d) for d in demos]
+    if perturbation not in PERTURBATIONS:
+        raise ConfigError(f"perturbation {perturbation!r} is not one of {PERTURBATIONS}")
+    if not label_words:
+        raise ConfigError(f"perturbation {perturbation!r} needs a classification dataset")
+    out = []
+    for d in demos:
+        d = dict(d)
+        if perturbation == "shuffle_text":
+            for key in d:
+                if key in ("output", "label"):
+                    continue
+                words = str(d[key]).split()
+                rng.shuffle(words)
+                d[key] = " ".join(words)
+        elif perturbation == "labels_01":
+            d["output"] = str(label_words.index(d["output"]) % 2 if len(label_words) == 2
+                              else label_words.index(d["output"]))
+        elif perturbation == "flip_labels":
+            i = label_words.index(d["output"])
+            d["output"] = label_words[(i + 1) % len(label_words)]
+        out.append(d)
+    return out
+
+
+def sample_demos(train: list[dict], k: int, rng: random.Random, balanced: bool,
+                 label_words: list[str] | None) -> list[int]:
+    if k == 0:
+        return []
+    if k > len(train):
+        raise ConfigError(f"n_shot={k} exceeds the {len(train)} training examples")
+    if balanced and label_words:
+        by_label = {w: [i for i, r in enumerate(train) if r["output"] == w] for w in label_words}
+        order = list(label_words)
+        rng.shuffle(order)
+        pools = {w: rng.sample(v, len(v)) for w, v in by_label.items()}
+        picked = []
+        j = 0
+        while len(picked) < k:
+            w = order[j % len(order)]
+            if pools[w]:
+                picked.append(pools[w].pop())
+            j += 1
+            if j > 10 * k + len(train):
+                break
+        rng.shuffle(picked)
+        return picked
+    return rng.sample(range(len(train)), k)
+
+
+def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = "test", start: int = 0,
+                  n_queries: int | None = None, seed: int = 0, balanced: bool = True,
+                  perturbation: str = "none", demo_split: str = "train") -> list[Prompt]:
+    """Prompts for queries [start, start+n_queries) of `query_split`.
+
+    Demonstrations of query i depend only on (seed, dataset, i), so clean, perturbed
+    and zero-shot prompt sets of the same query share their demonstrations."""
+    queries = task.split(query_split)
+    stop = len(queries) if n_queries is None else min(len(queries), start + n_queries)
+    if start >= len(queries):
+        raise ConfigError(f"dataset {task.name!r} has {len(queries)} {query_split} examples; queries start at {start}")
+    train = task.split(demo_split)
+    words = task.label_set or None
+    label_ids = label_tokens(tokenizer, words, task.name) if words else None
+    tmpl, sep = task.template["query"], task.template.get("separator", "\n\n")
+    prompts = []
+    for qi in range(start, stop):
+        rng = random.Random(f"{seed}/{task.name}/{qi}")
+        demo_idx = sample_demos(train, n_shot, rng, balanced, words)
+        demos = perturb_demos([train[i] for i in demo_idx], perturbation, words, random.Random(f"{seed}/{qi}/p"))
+        pieces, label_spans, text = [], [], ""
+        for d in demos:
+            q, _ = format_query(tmpl, d)
+            text += q + " "
+            label_spans.append((len(text), len(text) + len(d["output"])))
+            text += d["output"] + sep
+        q, spans = format_query(tmpl, queries[qi])
+        base = len(text)
+        text += q
+        query_spans = [(base + a, base + b) for a, b in spans]
+        enc = tokenizer(text, return_offsets_mapping=True)
+        ids, offsets = enc["input_ids"], enc["offset_mapping"]
+        if len(ids) > 1 and ids[-1] == tokenizer.eos_token_id and offsets[-1][0] == offsets[-1][1]:
+            ids, offsets = ids[:-1], offsets[:-1]  # a tokenizer that appends EOS: N must be the query's last token
+
+        def covering(span):
+            return [t for t, (a, b) in enumerate(offsets) if a < span[1] and b > span[0]]
+
+        label_pos = []
+        for sp in label_spans:
+            toks = covering(sp)
+            if not toks:
+                raise ConfigError(f"could not locate a demonstration label in the tokens of dataset {task.name}")
+            label_pos.append(toks[0])
+        query_pos = sorted({t for sp in query_spans for t in covering(sp)})
+        answer = queries[qi]["output"]
+        ans_tok = tokenizer(" " + answer, add_special_tokens=False)["input_ids"]
+        if not ans_tok:
+            raise ConfigError(f"answer {answer!r} of dataset {task.name} tokenises to nothing")
+        prompts.append(Prompt(index=qi, text=text, input_ids=list(ids), answer=answer, answer_token=ans_tok[0],
+                              label_positions=label_pos, query_positions=query_pos, demo_indices=demo_idx))
+    if label_ids is not None:
+        for p in prompts:
+            if p.answer_token not in label_ids:
+                raise ConfigError(f"answer token of {p.answer!r} is not in the label token set of {task.name}")
+    return prompts

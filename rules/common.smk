@@ -1,0 +1,47 @@
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(workflow.basedir)))
+
+from icl_heads.config import validate as _validate_config  # noqa: E402
+
+_validate_config(config)
+
+MODELS = list(config["run_models"])
+CLS_DATASETS = list(config["classification_datasets"])
+RES = config["resources_dir"]
+FIGURE_FORMATS = config["plots"]["formats"]
+
+
+wildcard_constraints:
+    model="|".join(sorted(map(str, config["models"]))) or "NOMODEL",
+    dataset="[A-Za-z0-9_\-]+",
+    pset="score|eval|eval_zeroshot|eval_shuffle_text|eval_labels_01|eval_flip_labels",
+
+
+def model_mem_mb(wildcards, attempt=1):
+    return int(config["models"][wildcards.model].get("mem_gb", 4) * 1024 * attempt)
+
+
+def model_gpu(wildcards):
+    return int(config["models"][wildcards.model].get("gpu", 0))
+
+
+def manifest(wildcards):
+    return f"{RES}/{wildcards.model}/manifest.json"
+
+
+def figure_paths(stem):
+    return [f"results/{{model}}/figures/{stem}.{ext}" for ext in FIGURE_FORMATS]
+
+
+def all_figures():
+    return [p.format(model=m) for m in MODELS for p in figure_paths("F1_layer_distribution")]
+
+
+def all_tables():
+    out = []
+    for m in MODELS:
+        out += [f"results/{m}/tsla/overlap.csv", f"results/{m}/icl/accuracy.csv", f"results/{m}/heads/induction.csv"]
+        out += [f"results/{m}/tsla/scores/{d}.csv" for d in CLS_DATASETS]
+    return out

@@ -1,0 +1,93 @@
+"""Science functions on cases whose answers are known by hand."""
+import math
+
+import pytest
+import torch
+
+from icl_heads.scores import (dla_scores, induction_score_from_pattern, jaccard, label_basis, rank_correlations,
+                              top_set, tl_score, tr_score, tsla_head_scores)
+
+
+def test_tr_is_projection_norm_on_hand_built_head_output():
+    # span{e1, e1+e2} = span{e1, e2}; projection of (3,4,5,0) is (3,4,0,0).
+    W_Y = torch.tensor([[1.0, 0, 0, 0], [1.0, 1.0, 0, 0]])
+    a = torch.tensor([3.0, 4.0, 5.0, 0.0])
+    assert tr_score(a, W_Y).item() == pytest.approx(5.0, abs=1e-6)
+    # a vector orthogonal to the label span scores 0
+    assert tr_score(torch.tensor([0.0, 0, 2, 3]), W_Y).item() == pytest.approx(0.0, abs=1e-6)
+
+
+def test_label_basis_is_orthonormal_and_drops_dependent_labels():
+    W_Y = torch.tensor([[1.0, 2, 0], [2.0, 4, 0], [0, 0, 1.0]])
+    Q = label_basis(W_Y)
+    assert Q.shape == (3, 2)
+    assert torch.allclose(Q.T @ Q, torch.eye(2), atol=1e-6)
+
+
+def test_tl_sign_and_scale():
+    W_Y = torch.tensor([[1.0, 0, 0, 0], [0, 1.0, 0, 0]])
+    a = torch.tensor([[2.0, -2.0, 0.0, 7.0]])
+    # numerator a.(w0 - w1) = 4, TR = sqrt(8): TL = sqrt(2); the other label gets the opposite sign
+    assert tl_score(a, W_Y, torch.tensor([0])).item() == pytest.approx(math.sqrt(2), rel=1e-6)
+    assert tl_score(a, W_Y, torch.tensor([1])).item() == pytest.approx(-math.sqrt(2), rel=1e-6)
+    # scaling the head output does not change TL (it is normalised by TR)
+    assert tl_score(10 * a, W_Y, torch.tensor([0])).item() == pytest.approx(math.sqrt(2), rel=1e-6)
+
+
+def test_tl_averages_over_the_wrong_labels():
+    W_Y = torch.eye(3)
+    a = torch.tensor([[3.0, 1.0, -1.0]])
+    # mean over y' of (3 - 1, 3 - (-1)) = 3; TR = ||a|| = sqrt(11)
+    assert tl_score(a, W_Y, torch.tensor([0])).item() == pytest.approx(3 / math.sqrt(11), rel=1e-6)
+
+
+def test_dla_baselines():
+    W_Y = torch.tensor([[1.0, 0], [0, 2.0]])
+    a = torch.tensor([[1.0, 1.0]])
+    tr, tl = dla_scores(a, W_Y, torch.tensor([1]))
+    assert tr.item() == pytest.approx(3.0)
+    assert tl.item() == pytest.approx(2.0)
+
+
+def test_tsla_head_scores_shapes_and_means():
+    W_Y = torch.eye(2, 4)
+    head_out = torch.zeros(2, 3, 2, 4)
+    head_out[:, 1, 0, 0] = torch.tensor([1.0, 3.0])  # layer 1 head 0 pushes label 0 by 1 and 3
+    s = tsla_head_scores(head_out, W_Y, torch.tensor([0, 0]))
+    assert s["tr"].shape == (3, 2)
+    assert s["tr"][1, 0].item() == pytest.approx(2.0)
+    assert s["tl"][1, 0].item() == pytest.approx(1.0)
+    assert s["tr"][0, 0].item() == 0.0
+
+
+def _causal_uniform(T):
+    p = torch.tril(torch.ones(T, T))
+    return p / p.sum(-1, keepdim=True)
+
+
+def test_induction_score_is_one_for_an_induction_pattern_and_small_for_uniform():
+    seq_len = 10
+    T = 1 + 2 * seq_len
+    ind = _causal_uniform(T).clone()
+    for q in range(1 + seq_len, T):
+        ind[q] = 0
+        ind[q, q - seq_len + 1] = 1.0
+    pattern = torch.stack([ind, _causal_uniform(T)])[None, None]  # [B=1, L=1, H=2, T, T]
+    s = induction_score_from_pattern(pattern, seq_len, has_bos=True)
+    assert s[0, 0].item() == pytest.approx(1.0)
+    expected_uniform = sum(1 / (q + 1) for q in range(1 + seq_len, T)) / seq_len
+    assert s[0, 1].item() == pytest.approx(expected_uniform, rel=1e-6)
+    assert s[0, 1].item() < 0.1
+
+
+def test_top_set_and_jaccard():
+    m = torch.tensor([[0.1, 0.9], [0.5, 0.3]])
+    assert top_set(m, 50) == {(0, 1), (1, 0)}
+    assert top_set(m, 1) == {(0, 1)}  # at least one head
+    assert jaccard({1, 2}, {2, 3}) == pytest.approx(1 / 3)
+
+
+def test_rank_correlations_of_identical_and_reversed_rankings():
+    x = torch.arange(10.0)
+    assert rank_correlations(x, x)["kendall_tau"] == pytest.approx(1.0)
+    assert rank_correlations(x, -x)["spearman_rho"] == pytest.approx(-1.0)

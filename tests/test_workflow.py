@@ -1,0 +1,123 @@
+"""The workflow end to end on a tiny config with a real default model, plus dry runs
+of the full configs and a run killed mid-rule."""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pandas as pd
+import pytest
+import yaml
+
+from conftest import ROOT, SHARED_DATA
+
+SNAKEMAKE = [sys.executable, "-m", "snakemake"]
+pytestmark = pytest.mark.slow
+
+
+def smk(*args, cwd=ROOT, timeout=1800, check=True):
+    proc = subprocess.run([*SNAKEMAKE, *args], cwd=cwd, capture_output=True, text=True, timeout=timeout)
+    if check and proc.returncode != 0:
+        raise AssertionError(f"snakemake {' '.join(args)} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
+    return proc
+
+
+@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml"])
+def test_dry_run_of_the_full_configs(configfile):
+    if "paper" in configfile and not (SHARED_DATA / "sst2").is_dir():
+        pytest.skip("paper config needs ../shared/data")
+    proc = smk("-n", "--cores", "2", "figures/", "--forceall", "--configfile", configfile,
+               "--config", f"data_dir={SHARED_DATA}")
+    assert "gallery" in proc.stdout and "tsla_scores" in proc.stdout
+
+
+@pytest.fixture(scope="module")
+def tiny_workdir(tmp_path_factory):
+    """A working directory with a tiny config; the model is materialised once per session
+    (or taken from ICL_TEST_RESOURCES to skip the download while developing)."""
+    wd = tmp_path_factory.mktemp("wf")
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg["run_models"] = ["smollm2-135m"]
+    cfg["classification_datasets"] = ["sentiment_lexicon", "country_continent"]
+    cfg["prompts"].update(n_score=4, n_eval=6, batch_size=4)
+    cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
+    cfg["data_dir"] = str(SHARED_DATA)
+    res = os.environ.get("ICL_TEST_RESOURCES")
+    cfg["resources_dir"] = res if res else str(wd / "resources")
+    (wd / "config").mkdir()
+    (wd / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    return wd
+
+
+def run_tiny(wd, *targets, **kw):
+    return smk("-s", str(ROOT / "Snakefile"), "--directory", str(wd), "--cores", "2",
+               "--configfile", str(wd / "config" / "config.yaml"), *targets, **kw)
+
+
+def test_tiny_workflow_end_to_end(tiny_workdir):
+    wd = tiny_workdir
+    run_tiny(wd, "figures/")
+    m = "smollm2-135m"
+    scores = pd.read_csv(wd / f"results/{m}/tsla/scores/sentiment_lexicon.csv")
+    assert len(scores) == 30 * 9  # SmolLM2: 30 layers x 9 heads
+    assert {"tr", "tl", "dla_tr", "dla_tl", "induction", "n", "seed"} <= set(scores.columns)
+    assert (scores.tr >= 0).all() and scores.n.eq(4).all()
+    overlap = pd.read_csv(wd / f"results/{m}/tsla/overlap.csv")
+    assert set(overlap.pair) == {"TR-IH", "TR-TL", "TL-IH"}
+    acc = pd.read_csv(wd / f"results/{m}/icl/accuracy.csv")
+    assert set(acc.condition) == {"zero-shot", "8-shot"}
+    assert (wd / "figures" / "README.md").is_file()
+    assert (wd / "figures" / f"F1_layer_distribution__{m}.png").is_file()
+
+    # provenance of one cell, traced back to the model file and the data
+    proc = subprocess.run([sys.executable, "-m", "icl_heads.provenance",
+                           f"results/{m}/tsla/scores/sentiment_lexicon.csv", "--row", "3", "--col", "tr"],
+                          cwd=wd, capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert f"= {scores.tr.iloc[3]!r}"[:12] in out or str(scores.tr.iloc[3])[:6] in out
+    for needle in ("rule: tsla_scores", "rule: cache", "rule: materialise_model", "sha256",
+                   "b179c9523d0e6a0f98a330c7562b682750a6f8c8c15e5bc70ea373728110db53", "builtin:sentiment_lexicon",
+                   "torch", "seed"):
+        assert needle in out, needle
+
+    # nothing to do on a rerun
+    proc = run_tiny(wd, "figures/", "-n")
+    assert "Nothing to be done" in proc.stdout + proc.stderr
+
+    # a plotting parameter reruns only the figure and the gallery
+    cfg = yaml.safe_load((wd / "config" / "config.yaml").read_text())
+    cfg["tsla"]["top_percent"] = 5
+    (wd / "config" / "alt.yaml").write_text(yaml.safe_dump(cfg))
+    proc = smk("-s", str(ROOT / "Snakefile"), "--directory", str(wd), "--cores", "2", "-n",
+               "--configfile", str(wd / "config" / "alt.yaml"), "figures/")
+    planned = {line.split()[0] for line in proc.stdout.splitlines()[proc.stdout.splitlines().index("Job stats:") + 3:]
+               if line.strip() and not line.startswith("total")}
+    assert "cache" not in planned and "induction_scores" not in planned
+    assert {"tsla_overlap", "plot_layer_distribution", "gallery"} <= planned
+
+
+def test_killed_run_leaves_no_complete_looking_output(tiny_workdir):
+    wd = tiny_workdir
+    target = "results/smollm2-135m/cache/country_continent/eval_shuffle_text.safetensors"
+    run_tiny(wd, f"{os.environ.get('ICL_TEST_RESOURCES') or str(wd / 'resources')}/smollm2-135m/manifest.json")
+    proc = subprocess.Popen([*SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "--directory", str(wd), "--cores", "2",
+                             "--configfile", str(wd / "config" / "config.yaml"), target],
+                            cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
+    log = wd / "logs/cache/smollm2-135m/country_continent/eval_shuffle_text.log"
+    deadline = time.time() + 300
+    while time.time() < deadline and not (log.is_file() and "cache smollm2" in log.read_text()):
+        time.sleep(0.2)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    assert not (wd / target).exists()
+    # the next run builds it without complaint
+    run_tiny(wd, target)
+    assert (wd / target).is_file()
+    assert json.loads((wd / (target + ".prov.json")).read_text())["rule"] == "cache"

@@ -1,0 +1,28 @@
+"""Rule cache: one batched forward pass over a prompt set; every head analysis reads its output."""
+from common import Job  # noqa: I001
+import json
+from pathlib import Path
+
+import torch
+
+from icl_heads.cache import build_cache
+from icl_heads.io import save_tensors
+from icl_heads.models import load_hooked
+from icl_heads.prompts import Prompt
+
+job = Job(snakemake)  # noqa: F821
+man_path = Path(snakemake.input.manifest)  # noqa: F821
+payload = json.loads(Path(snakemake.input.prompts).read_text())  # noqa: F821
+prompts = [Prompt(**{k: v for k, v in p.items() if k != "final"}) for p in payload["prompts"]]
+model = load_hooked(man_path.parent)
+torch.manual_seed(0)
+tensors = build_cache(model, prompts, payload["label_tokens"] or None, batch_size=job.config["prompts"]["batch_size"])
+meta = {"model": model.name, "dataset": payload["dataset"], "prompt_set": payload["prompt_set"],
+        "label_words": payload["label_words"], "n_layers": model.n_layers, "n_heads": model.n_heads,
+        "d_model": model.d_model, "d_head": model.d_head}
+prov_in = json.loads(Path(str(snakemake.input.prompts) + ".prov.json").read_text())  # noqa: F821
+prov = job.provenance(seed=prov_in.get("seed"), model=job.model_record(man_path), data=prov_in.get("data"),
+                      choices={"head_output": "residual space at N; post-attention norm linearised with its scale frozen",
+                               "padding": "left, explicit position ids"})
+save_tensors(tensors, snakemake.output[0], prov, metadata=meta)  # noqa: F821
+job.log.info(f"cached {len(prompts)} prompts")

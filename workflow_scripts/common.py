@@ -1,0 +1,57 @@
+"""Shared set-up for the thin rule scripts: log redirection, config, provenance."""
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from icl_heads.provenance import Provenance  # noqa: E402
+
+
+class Job:
+    """What a rule script needs from its `snakemake` object."""
+
+    def __init__(self, smk):
+        self.smk = smk
+        self.config = smk.config
+        self.rule = smk.rule
+        self.wildcards = dict(smk.wildcards.items())
+        self.params = {k: v for k, v in smk.params.items()}
+        self._log = None
+        if smk.log:
+            Path(smk.log[0]).parent.mkdir(parents=True, exist_ok=True)
+            self._log = open(smk.log[0], "w", buffering=1)
+            sys.stderr = self._log
+        logging.basicConfig(stream=sys.stderr, level=logging.INFO,
+                            format=f"%(asctime)s {self.rule} %(message)s", force=True)
+        self.log = logging.getLogger(self.rule)
+        self.threads = smk.threads
+        try:
+            import torch
+
+            torch.set_num_threads(max(1, int(smk.threads)))
+        except ImportError:
+            pass
+
+    def inputs(self) -> list[str]:
+        return [str(p) for p in self.smk.input]
+
+    def model_record(self, manifest_path) -> dict:
+        man = json.loads(Path(manifest_path).read_text())
+        return {"name": man["name"], "source": man["source"], "source_file": man["source_file"],
+                "source_sha256": man["source_sha256"], "dtype": man.get("dtype")}
+
+    def provenance(self, *, seed=None, model=None, data=None, choices=None, config_keys=()) -> Provenance:
+        used = {}
+        for key in config_keys:
+            node = self.config
+            for part in key.split("."):
+                node = node[part]
+            used[key] = node
+        return Provenance(self.rule, wildcards=self.wildcards, params=self.params, config=used,
+                          inputs=self.inputs(), seed=seed, model=model, data=data, choices=choices)
