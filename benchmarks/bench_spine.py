@@ -39,6 +39,28 @@ def timed(fn, repeat=1):
     return best
 
 
+def bridge_time(model_dir, prompts):
+    """The same captures through TransformerLens 4's TransformerBridge (on its own copy of the model)."""
+    try:
+        from transformer_lens.model_bridge import TransformerBridge
+    except ImportError:
+        print("transformer_lens not installed: no bridge comparison")
+        return None
+    from icl_heads.models import load_hooked as _load
+
+    other = _load(model_dir)
+    bridge = TransformerBridge.boot_transformers(str(model_dir / "hf"), hf_model=other.model, tokenizer=other.tokenizer)
+    names = lambda n: n.endswith(("attn.hook_z", "attn.hook_pattern", "hook_resid_pre"))  # noqa: E731
+
+    @torch.no_grad()
+    def go():
+        for p in prompts:
+            bridge.run_with_cache(torch.tensor([p.input_ids]), names_filter=names)
+
+    go()
+    return timed(go, 2)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--config", default=str(ROOT / "config" / "config.yaml"))
@@ -72,8 +94,17 @@ def main():
     print(f"cache rule pass (batch {a.batch_size}, all captures): {n_tok / t_ours:8.0f} tokens/s  ({t_ours:.2f} s)")
     print(f"plain HF forward, one prompt at a time, logits only : {n_tok / t_plain:8.0f} tokens/s  ({t_plain:.2f} s)")
     print(f"plain HF forward, one at a time, attentions+hidden  : {n_tok / t_plain_full:8.0f} tokens/s  ({t_plain_full:.2f} s)")
+    t_ours1 = timed(lambda: build_cache(model, prompts, labs, batch_size=1, progress=False), 1)
+    print(f"cache rule pass, batch 1 (same hooks)               : {n_tok / t_ours1:8.0f} tokens/s  ({t_ours1:.2f} s)")
+    t_bridge = bridge_time(ROOT / cfg["resources_dir"] / a.model, prompts)
+    if t_bridge is not None:
+        print(f"TransformerLens 4 TransformerBridge.run_with_cache,\n"
+              f"  one prompt at a time, hook_z + hook_pattern + resid : {n_tok / t_bridge:8.0f} tokens/s  ({t_bridge:.2f} s)")
     print(f"ratio ours / plain logits-only      = {t_plain / t_ours:.2f}x")
     print(f"ratio ours / plain attentions+hidden = {t_plain_full / t_ours:.2f}x")
+    if t_bridge is not None:
+        print(f"ratio ours (batch 1) / TransformerBridge = {t_bridge / t_ours1:.2f}x; "
+              f"ours (batched) / TransformerBridge = {t_bridge / t_ours:.2f}x")
 
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "figures/", "--forceall"],

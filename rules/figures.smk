@@ -12,6 +12,8 @@ rule plot_layer_distribution:
     resources:
         mem_mb=1024,
         runtime=5,
+    conda:
+        "../envs/icl.yaml"
     script:
         "../workflow_scripts/plot_layer_distribution.py"
 
@@ -29,5 +31,7 @@ rule gallery:
     resources:
         mem_mb=512,
         runtime=5,
+    conda:
+        "../envs/icl.yaml"
     script:
         "../workflow_scripts/gallery.py"

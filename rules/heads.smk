@@ -13,5 +13,7 @@ rule induction_scores:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
+    conda:
+        "../envs/icl.yaml"
     script:
         "../workflow_scripts/induction.py"

@@ -9,5 +9,7 @@ rule materialise_model:
     resources:
         mem_mb=model_mem_mb,
         runtime=30,
+    conda:
+        "../envs/icl.yaml"
     script:
         "../workflow_scripts/materialise_model.py"

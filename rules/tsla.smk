@@ -10,6 +10,8 @@ rule tsla_scores:
     resources:
         mem_mb=2048,
         runtime=10,
+    conda:
+        "../envs/icl.yaml"
     script:
         "../workflow_scripts/tsla_scores.py"
 
@@ -27,6 +29,8 @@ rule tsla_overlap:
     resources:
         mem_mb=1024,
         runtime=5,
+    conda:
+        "../envs/icl.yaml"
     script:
         "../workflow_scripts/tsla_overlap.py"
 
@@ -43,5 +47,7 @@ rule icl_accuracy:
     resources:
         mem_mb=1024,
         runtime=5,
+    conda:
+        "../envs/icl.yaml"
     script:
         "../workflow_scripts/icl_accuracy.py"

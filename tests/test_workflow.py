@@ -56,8 +56,9 @@ def tiny_workdir(tmp_path_factory):
 
 
 def run_tiny(wd, *targets, **kw):
-    return smk("-s", str(ROOT / "Snakefile"), "--directory", str(wd), "--cores", "2",
-               "--configfile", str(wd / "config" / "config.yaml"), *targets, **kw)
+    # targets before --configfile, which takes several values
+    return smk("-s", str(ROOT / "Snakefile"), "--directory", str(wd), "--cores", "2", *targets,
+               "--configfile", str(wd / "config" / "config.yaml"), **kw)
 
 
 def test_tiny_workflow_end_to_end(tiny_workdir):
@@ -95,8 +96,8 @@ def test_tiny_workflow_end_to_end(tiny_workdir):
     cfg = yaml.safe_load((wd / "config" / "config.yaml").read_text())
     cfg["tsla"]["top_percent"] = 5
     (wd / "config" / "alt.yaml").write_text(yaml.safe_dump(cfg))
-    proc = smk("-s", str(ROOT / "Snakefile"), "--directory", str(wd), "--cores", "2", "-n",
-               "--configfile", str(wd / "config" / "alt.yaml"), "figures/")
+    proc = smk("-s", str(ROOT / "Snakefile"), "--directory", str(wd), "--cores", "2", "-n", "figures/",
+               "--configfile", str(wd / "config" / "alt.yaml"))
     planned = {line.split()[0] for line in proc.stdout.splitlines()[proc.stdout.splitlines().index("Job stats:") + 3:]
                if line.strip() and not line.startswith("total")}
     assert "cache" not in planned and "induction_scores" not in planned
@@ -108,7 +109,7 @@ def test_killed_run_leaves_no_complete_looking_output(tiny_workdir):
     target = "results/smollm2-135m/cache/country_continent/eval_shuffle_text.safetensors"
     run_tiny(wd, f"{os.environ.get('ICL_TEST_RESOURCES') or str(wd / 'resources')}/smollm2-135m/manifest.json")
     proc = subprocess.Popen([*SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "--directory", str(wd), "--cores", "2",
-                             "--configfile", str(wd / "config" / "config.yaml"), target],
+                             target, "--configfile", str(wd / "config" / "config.yaml")],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
     log = wd / "logs/cache/smollm2-135m/country_continent/eval_shuffle_text.log"
     deadline = time.time() + 300

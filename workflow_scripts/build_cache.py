@@ -1,28 +1,45 @@
-"""Rule cache: one batched forward pass over a prompt set; every head analysis reads its output."""
+"""Rule cache: build a prompt set, then run the model over it once (batched) and store
+everything the head analyses read. Prompts and cache come from the same job, so the
+model's tokenizer is loaded once and no extra job start-up is paid."""
 from common import Job  # noqa: I001
-import json
 from pathlib import Path
 
 import torch
 
-from icl_heads.cache import build_cache
-from icl_heads.io import save_tensors
+from icl_heads.cache import build_cache, prompt_set
+from icl_heads.config import job_seed
+from icl_heads.data import load_dataset
+from icl_heads.io import save_tensors, write_json
 from icl_heads.models import load_hooked
-from icl_heads.prompts import Prompt
+from icl_heads.prompts import build_prompts, label_tokens
 
 job = Job(snakemake)  # noqa: F821
+w = job.wildcards
+cfg = job.config
 man_path = Path(snakemake.input.manifest)  # noqa: F821
-payload = json.loads(Path(snakemake.input.prompts).read_text())  # noqa: F821
-prompts = [Prompt(**{k: v for k, v in p.items() if k != "final"}) for p in payload["prompts"]]
 model = load_hooked(man_path.parent)
-torch.manual_seed(0)
-tensors = build_cache(model, prompts, payload["label_tokens"] or None, batch_size=job.config["prompts"]["batch_size"])
-meta = {"model": model.name, "dataset": payload["dataset"], "prompt_set": payload["prompt_set"],
-        "label_words": payload["label_words"], "n_layers": model.n_layers, "n_heads": model.n_heads,
-        "d_model": model.d_model, "d_head": model.d_head}
-prov_in = json.loads(Path(str(snakemake.input.prompts) + ".prov.json").read_text())  # noqa: F821
-prov = job.provenance(seed=prov_in.get("seed"), model=job.model_record(man_path), data=prov_in.get("data"),
-                      choices={"head_output": "residual space at N; post-attention norm linearised with its scale frozen",
-                               "padding": "left, explicit position ids"})
-save_tensors(tensors, snakemake.output[0], prov, metadata=meta)  # noqa: F821
+task = load_dataset(w["dataset"], cfg, cfg["data_dir"])
+ps = prompt_set(cfg, w["pset"])
+seed = job_seed(cfg, "prompts", w["dataset"])  # model-independent: every model sees the same prompt texts
+prompts = build_prompts(task, model.tokenizer, n_shot=ps.n_shot, start=ps.start, n_queries=ps.n, seed=seed,
+                        balanced=cfg["prompts"]["balanced"], perturbation=ps.perturbation)
+labels = label_tokens(model.tokenizer, task.label_set, task.name) if task.label_set else []
+job.log.info(f"{len(prompts)} prompts, mean {sum(len(p.input_ids) for p in prompts) / len(prompts):.0f} tokens")
+
+prov = job.provenance(
+    seed=seed, model=job.model_record(man_path), data=task.provenance(),
+    choices={"label_token": "first token of ' ' + label word",
+             "demonstrations": "balanced over labels" if cfg["prompts"]["balanced"] else "uniform",
+             "head_output": "residual space at N; post-attention norm linearised with its scale frozen",
+             "padding": "left, explicit position ids"},
+    config_keys=["prompts.n_shot", "prompts.n_score", "prompts.n_eval", "prompts.balanced", f"datasets.{w['dataset']}"])
+write_json({"dataset": w["dataset"], "kind": task.kind, "prompt_set": vars(ps), "label_words": task.label_set,
+            "label_tokens": labels, "prompts": [p.to_json() for p in prompts]},
+           snakemake.output.prompts, prov)  # noqa: F821
+
+torch.manual_seed(seed)
+tensors = build_cache(model, prompts, labels or None, batch_size=cfg["prompts"]["batch_size"])
+meta = {"model": model.name, "dataset": w["dataset"], "prompt_set": vars(ps), "label_words": task.label_set,
+        "n_layers": model.n_layers, "n_heads": model.n_heads, "d_model": model.d_model, "d_head": model.d_head}
+save_tensors(tensors, snakemake.output.cache, prov, metadata=meta)  # noqa: F821
 job.log.info(f"cached {len(prompts)} prompts")
