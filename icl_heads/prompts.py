@@ -23,6 +23,7 @@ PERTURBATIONS = ("none", "shuffle_text", "labels_01", "flip_labels")
 @dataclass
 class Prompt:
     index: int              # index of the query in its split
+    # answer: the label the demonstrations teach (the gold label unless labels are perturbed)
     text: str
     input_ids: list[int]
     answer: str
@@ -97,14 +98,26 @@ def perturb_demos(demos: list[dict], perturbation: str, label_words: list[str] |
                 words = str(d[key]).split()
                 rng.shuffle(words)
                 d[key] = " ".join(words)
-        elif perturbation == "labels_01":
-            d["output"] = str(label_words.index(d["output"]) % 2 if len(label_words) == 2
-                              else label_words.index(d["output"]))
-        elif perturbation == "flip_labels":
-            i = label_words.index(d["output"])
-            d["output"] = label_words[(i + 1) % len(label_words)]
+        else:
+            d["output"] = demonstrated_label(d["output"], label_words, perturbation)
         out.append(d)
     return out
+
+
+def demonstrated_label(word: str, label_words: list[str], perturbation: str) -> str:
+    """What the demonstrations teach for a query whose gold label is `word`."""
+    if perturbation == "labels_01":
+        return str(label_words.index(word))
+    if perturbation == "flip_labels":
+        return label_words[(label_words.index(word) + 1) % len(label_words)]
+    return word
+
+
+def demonstrated_label_set(label_words: list[str] | None, perturbation: str) -> list[str] | None:
+    """The label set the prompts of a perturbation demonstrate (labels_01: '0', '1', ...)."""
+    if not label_words:
+        return label_words
+    return [demonstrated_label(w, label_words, perturbation) for w in label_words]
 
 
 def sample_demos(train: list[dict], k: int, rng: random.Random, balanced: bool,
@@ -145,7 +158,8 @@ def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = 
         raise ConfigError(f"dataset {task.name!r} has {len(queries)} {query_split} examples; queries start at {start}")
     train = task.split(demo_split)
     words = task.label_set or None
-    label_ids = label_tokens(tokenizer, words, task.name) if words else None
+    shown = demonstrated_label_set(words, perturbation)
+    label_ids = label_tokens(tokenizer, shown, task.name) if words else None
     tmpl, sep = task.template["query"], task.template.get("separator", "\n\n")
     prompts = []
     for qi in range(start, stop):
@@ -178,6 +192,8 @@ def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = 
             label_pos.append(toks[0])
         query_pos = sorted({t for sp in query_spans for t in covering(sp)})
         answer = queries[qi]["output"]
+        if words and perturbation != "none":
+            answer = demonstrated_label(answer, words, perturbation)  # accuracy follows the demonstrated mapping
         ans_tok = tokenizer(" " + answer, add_special_tokens=False)["input_ids"]
         if not ans_tok:
             raise ConfigError(f"answer {answer!r} of dataset {task.name} tokenises to nothing")

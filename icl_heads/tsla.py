@@ -47,3 +47,93 @@ def overlap_rows(df: pd.DataFrame, top_percent: float, pairs=(("tr", "induction"
         row["jaccard_random"] = exp_inter / (2 * k - exp_inter)
         out.append(row)
     return out
+
+
+# ------------------------------------------------------------------ rankings across scores and datasets
+def top_heads(df: pd.DataFrame, col: str, percent: float) -> list[tuple[int, int]]:
+    return sorted(top_set(score_matrix(df, col), percent))
+
+
+def rank_percentile(df: pd.DataFrame, col: str) -> pd.Series:
+    """Position of each head in the ranking by `col` as 'top p%' (best head: 100/n, worst: 100)."""
+    r = df[col].rank(ascending=False, method="average")
+    return 100.0 * r / len(df)
+
+
+def conditional_mean_percentage(df: pd.DataFrame, ih_percent: float = 10.0) -> dict[str, float]:
+    """T3: where the top `ih_percent`% induction heads sit in the TR and TL rankings
+    (mean 'top p%' of those heads; 50 = no relation, small = IH heads rank high)."""
+    ih = set(top_heads(df, "induction", ih_percent))
+    mask = [(l, h) in ih for l, h in zip(df["layer"], df["head"])]
+    return {"tr": float(rank_percentile(df, "tr")[mask].mean()), "tl": float(rank_percentile(df, "tl")[mask].mean()),
+            "n_ih_heads": len(ih)}
+
+
+def consistency_rows(tables: dict[str, pd.DataFrame], top_percent: float, cols=("tr", "tl", "induction")):
+    """T4: agreement of each score's ranking between every pair of datasets."""
+    names = sorted(tables)
+    rows = []
+    for col in cols:
+        for i, a in enumerate(names):
+            for b in names[i + 1:]:
+                ma, mb = score_matrix(tables[a], col), score_matrix(tables[b], col)
+                rc = rank_correlations(ma, mb)
+                rows.append({"score": SCORE_COLUMNS[col], "dataset_a": a, "dataset_b": b,
+                             "kendall_tau": rc["kendall_tau"], "kendall_normalised": (rc["kendall_tau"] + 1) / 2,
+                             "spearman_rho": rc["spearman_rho"],
+                             "jaccard": jaccard(top_set(ma, top_percent), top_set(mb, top_percent))})
+    return rows
+
+
+# ------------------------------------------------------------------ geometry (T8)
+def subspace_alignment(h: torch.Tensor, W_Y: torch.Tensor) -> torch.Tensor:
+    """cos(h, Proj_span(W_U^Y) h) = ||P h|| / ||h|| for h [..., d]."""
+    from .scores import label_basis
+
+    Q = label_basis(W_Y).double()
+    h = h.double()
+    return ((h @ Q).norm(dim=-1) / h.norm(dim=-1).clamp_min(1e-12)).float()
+
+
+def logit_difference(h: torch.Tensor, W_Y: torch.Tensor, correct: torch.Tensor) -> torch.Tensor:
+    """h.w_y* - mean_{y' != y*} h.w_y' for h [B, d] (or [B, ..., d])."""
+    logits = h.double() @ W_Y.double().T
+    idx = correct.view(-1, *([1] * (logits.dim() - 1))).expand(*logits.shape[:-1], 1)
+    star = logits.gather(-1, idx).squeeze(-1)
+    return ((star - (logits.sum(-1) - star) / (W_Y.shape[0] - 1))).float()
+
+
+def rms_normalise(h: torch.Tensor, eps: float = 1e-6) -> torch.Tensor:
+    """The final RMSNorm without its gain (the gain is folded into W_Y)."""
+    return h * torch.rsqrt(h.pow(2).mean(-1, keepdim=True) + eps)
+
+
+def head_set_vector(head_out: torch.Tensor, heads) -> torch.Tensor:
+    """Sum over `heads` of their mean output over prompts: head_out [B, L, H, d] -> [d]."""
+    mean = head_out.mean(0)
+    return torch.stack([mean[l, h] for l, h in heads]).sum(0) if heads else torch.zeros(mean.shape[-1])
+
+
+def best_head_per_layer(df: pd.DataFrame, col: str) -> dict[int, int]:
+    return {int(l): int(g.loc[g[col].idxmax(), "head"]) for l, g in df.groupby("layer")}
+
+
+def layerwise_geometry(resid: torch.Tensor, head_out: torch.Tensor, W_Y: torch.Tensor, correct: torch.Tensor,
+                       tr_best: dict[int, int], tl_best: dict[int, int]) -> pd.DataFrame:
+    """Per layer l: the subspace alignment of the output of layer l's highest-TR head and the
+    logit difference of its highest-TL head's output, next to the change of the (normalised)
+    hidden state's alignment and logit difference across block l. resid [B, L+1, d], head_out [B, L, H, d]."""
+    L = head_out.shape[1]
+    hn = rms_normalise(resid)
+    align = subspace_alignment(hn, W_Y)                       # [B, L+1]
+    ld = logit_difference(hn, W_Y, correct)                   # [B, L+1]
+    rows = []
+    for l in range(L):
+        rows.append({
+            "layer": l, "tr_head": tr_best[l], "tl_head": tl_best[l],
+            "tr_output_alignment": float(subspace_alignment(head_out[:, l, tr_best[l]], W_Y).mean()),
+            "tl_output_logit_diff": float(logit_difference(head_out[:, l, tl_best[l]], W_Y, correct).mean()),
+            "hidden_alignment_change": float((align[:, l + 1] - align[:, l]).mean()),
+            "hidden_logit_diff_change": float((ld[:, l + 1] - ld[:, l]).mean()),
+        })
+    return pd.DataFrame(rows)

@@ -13,7 +13,7 @@ sys.path.insert(0, str(ROOT))
 SHARED_DATA = Path(os.environ.get("ICL_SHARED_DATA", ROOT.parent / "shared" / "data"))
 
 WORDS = ("the a movie film was great good bad awful terrible fine fun dull boring lovely "
-         "Review Sentiment positive negative : ? . , Word Answer yes no cat dog red blue").split()
+         "Review Sentiment positive negative : ? . , Word Answer yes no cat dog red blue 0 1 2").split()
 
 
 def make_tokenizer():

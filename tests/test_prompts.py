@@ -178,7 +178,7 @@ def test_flip_labels_two_labels(tokenizer):
         toks = tokens_of(tokenizer, p)
         assert [toks[i] for i in p.label_positions] == [y for _, y in demos]
         assert p.label_positions == c.label_positions
-        assert p.answer == answer  # the query's answer is not flipped
+        assert p.answer == flip[answer]  # accuracy follows the (flipped) mapping the demonstrations teach
 
 
 def test_flip_labels_three_labels_maps_to_next(tokenizer):
@@ -203,7 +203,7 @@ def test_labels_01(tokenizer):
         offsets = tokenizer(p.text, return_offsets_mapping=True)["offset_mapping"]
         assert [p.text[slice(*offsets[i])] for i in p.label_positions] == [y for _, y in demos]
         assert p.label_positions == c.label_positions
-        assert p.answer == answer
+        assert p.answer == as01[answer]
 
 
 def _parse_demos(text, n):
@@ -245,7 +245,11 @@ def test_query_never_perturbed(tokenizer, pert):
         assert p.text.endswith(f"\n\nReview: {query}\nSentiment:")
         assert [p.input_ids[i] for i in p.query_positions] == [c.input_ids[i] for i in c.query_positions]
         assert tokens_of(tokenizer, p)[p.query_positions[0]:p.query_positions[-1] + 1] == query.split()
-        assert p.answer == answer and p.answer_token == c.answer_token
+        # the answer follows the mapping the demonstrations teach
+        expected = {"shuffle_text": answer, "flip_labels": {"positive": "negative", "negative": "positive"}[answer],
+                    "labels_01": {"positive": "0", "negative": "1"}[answer]}[pert]  # index in label_words order
+        assert p.answer == expected
+        assert p.answer_token == tokenizer(" " + expected, add_special_tokens=False)["input_ids"][0]
         assert p.final == len(p.input_ids) - 1
 
 

@@ -1,0 +1,82 @@
+"""Batched evaluations under interventions (ablation, steering): only the final
+position's logits are computed (`logits_to_keep=1`), prompts run in left-padded
+batches, and the predictions are reduced to accuracy and TR ratio per query."""
+from __future__ import annotations
+
+import random
+import sys
+from dataclasses import dataclass
+
+import torch
+from tqdm import tqdm
+
+from .hooked import HeadAblation, HookedLM, ResidAdd, left_pad
+from .prompts import Prompt
+
+
+@dataclass
+class EvalResult:
+    correct: torch.Tensor   # [B] float 0/1: argmax == answer token
+    in_set: torch.Tensor    # [B] float 0/1: argmax in the label token set
+    argmax: torch.Tensor    # [B]
+
+
+def evaluate(model: HookedLM, prompts: list[Prompt], label_tokens, ivs=(), batch_size: int = 8,
+             progress: bool = False, desc: str = "eval", per_batch_ivs=None) -> EvalResult:
+    """Full-vocabulary argmax at N for every prompt under the interventions `ivs`.
+
+    `per_batch_ivs(idx) -> list` builds interventions that depend on the rows (e.g.
+    per-prompt steering vectors)."""
+    labs = torch.as_tensor(list(label_tokens), dtype=torch.long)
+    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i].input_ids))
+    arg = torch.empty(len(prompts), dtype=torch.long)
+    for s in tqdm(range(0, len(order), batch_size), desc=desc, file=sys.stderr, disable=not progress, unit="batch"):
+        idx = order[s:s + batch_size]
+        batch = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
+        extra = per_batch_ivs(idx) if per_batch_ivs else []
+        out = model.run(batch, want=("logits",), ivs=list(ivs) + list(extra))
+        arg[torch.tensor(idx)] = out.logits.argmax(-1)
+    answers = torch.tensor([p.answer_token for p in prompts])
+    return EvalResult((arg == answers).float(), torch.isin(arg, labs).float(), arg)
+
+
+def random_heads(n_layers: int, n_heads: int, k: int, seed: int, exclude=()) -> list[tuple[int, int]]:
+    pool = [(l, h) for l in range(n_layers) for h in range(n_heads) if (l, h) not in set(exclude)]
+    return sorted(random.Random(seed).sample(pool, k))
+
+
+def ablation(heads, mode: str, means: torch.Tensor | None = None) -> HeadAblation:
+    return HeadAblation(sorted(heads), mode=mode, means=means if mode == "mean" else None)
+
+
+def mean_z(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
+    """Each head's z averaged over every real token position of the prompts: [L, H, d_head]
+    (the reference activation of mean ablation)."""
+    total = torch.zeros(model.n_layers, model.n_heads, model.d_head, dtype=torch.float64)
+    count = 0
+    grabbed = {}
+
+    def grab(l):
+        def f(module, args):
+            grabbed[l] = args[0].detach()
+        return f
+
+    handles = [layer.self_attn.o_proj.register_forward_pre_hook(grab(l)) for l, layer in enumerate(model.layers)]
+    try:
+        for s in range(0, len(prompts), batch_size):
+            ps = prompts[s:s + batch_size]
+            batch = left_pad([p.input_ids for p in ps], model.pad_id)
+            model.run(batch, want=("logits",))
+            m = batch.attention_mask.bool()
+            for l in range(model.n_layers):
+                z = grabbed[l].view(*m.shape, model.n_heads, model.d_head)
+                total[l] += z[m].double().sum(0)
+            count += int(m.sum())
+    finally:
+        for h in handles:
+            h.remove()
+    return (total / count).float()
+
+
+def steer(layer: int, vector: torch.Tensor, position: int = -1) -> ResidAdd:
+    return ResidAdd(layer, vector, positions=(position,))
