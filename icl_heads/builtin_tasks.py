@@ -9,7 +9,7 @@ Each entry of `BUILTIN_TASKS` is a dict::
     {
       "kind": "classification" | "generation",
       "description": "one sentence",
-      "template": {"query": "Word: {input}\\nSentiment:", "separator": "\\n\\n"},
+      "template": {"query": "Input: {input}\\nOutput:", "separator": "\\n\\n"},
       "label_words": {"pos": "positive", ...} | None,
       "examples": [{"input": ..., "output": ...}, ...],
     }
@@ -28,6 +28,14 @@ from __future__ import annotations
 import copy
 
 __all__ = ["BUILTIN_TASKS", "BUILTIN_TASK_NAMES", "builtin_task", "check_builtin_tasks"]
+
+
+# Classification queries name neither the task nor the labels, so the label
+# space has to be read off the demonstrations.
+_CLS_QUERY = "Input: {input}\nOutput:"
+# Generation queries follow the Q:/A: format of Todd et al., "Function Vectors
+# in Large Language Models" (ICLR 2024).
+_GEN_QUERY = "Q: {input}\nA:"
 
 
 def _labelled(groups: dict[str, list[str]]) -> list[dict[str, str]]:
@@ -165,70 +173,6 @@ _CLOTHING = [
     "blouse", "vest", "hoodie", "necktie", "belt", "pajamas", "gown",
     "tuxedo", "cardigan", "mitten", "raincoat", "bikini", "apron", "robe",
     "cloak", "poncho", "leggings", "slipper", "swimsuit", "kimono",
-]
-
-
-# ---------------------------------------------------------------------------
-# Classification: letter case of a word (different words in each case)
-# ---------------------------------------------------------------------------
-
-_LOWER_CASE_WORDS = [
-    "apple", "river", "window", "garden", "pencil", "mountain", "candle",
-    "silver", "orange", "basket", "planet", "forest", "ladder", "kitchen",
-    "button", "summer", "island", "rabbit", "mirror", "bottle", "castle",
-    "doctor", "flower", "hammer", "jacket", "lemon", "market", "needle",
-    "ocean", "pocket", "rocket", "spider", "tunnel", "violin", "wallet",
-    "yellow", "anchor", "bridge", "cotton", "desert", "engine", "finger",
-    "guitar", "harbor", "insect", "jungle", "kettle", "library", "monkey",
-    "notebook", "pillow", "question", "saddle", "teacher", "umbrella",
-    "village", "winter", "blanket", "cherry", "dragon", "feather", "ginger",
-    "helmet", "museum", "puzzle", "stream", "thunder", "valley", "whistle",
-    "zipper",
-]
-
-_UPPER_CASE_WORDS = [
-    "TABLE", "CHAIR", "HOUSE", "WATER", "PAPER", "MUSIC", "LIGHT", "STONE",
-    "CLOUD", "HORSE", "TRAIN", "BREAD", "GRASS", "PLATE", "SHEEP", "TOWER",
-    "FIELD", "SHIRT", "STORM", "BEACH", "SMILE", "HEART", "NORTH", "DANCE",
-    "GREEN", "QUEEN", "SUGAR", "TIGER", "WHEEL", "MOUSE", "BRUSH", "CLOCK",
-    "EAGLE", "FLAME", "GLASS", "HONEY", "JUICE", "KNIFE", "LEMONADE", "MONEY",
-    "NIGHT", "OLIVE", "PIANO", "RADIO", "SNAKE", "TOAST", "UNCLE", "VOICE",
-    "WHALE", "YOUTH", "ZEBRA", "BANANA", "CARPET", "DINNER", "FAMILY",
-    "GARLIC", "HOCKEY", "LETTER", "MEADOW", "NAPKIN", "OFFICE", "PEPPER",
-    "RIBBON", "SCHOOL", "TEMPLE", "VELVET", "WIZARD", "BUTTER", "CIRCLE",
-    "PARROT",
-]
-
-
-# ---------------------------------------------------------------------------
-# Classification: grammatical number of an English noun (different nouns in
-# each class; nouns whose plural equals the singular are left out)
-# ---------------------------------------------------------------------------
-
-_SINGULAR_NOUNS = [
-    "cat", "book", "tree", "chair", "river", "bird", "flower", "window",
-    "door", "cup", "star", "apple", "table", "garden", "pencil", "bottle",
-    "candle", "mountain", "island", "kitchen", "rabbit", "teacher", "doctor",
-    "bridge", "engine", "guitar", "jungle", "ocean", "pocket", "rocket",
-    "tiger", "violin", "wallet", "anchor", "basket", "button", "desert",
-    "eagle", "finger", "hammer", "insect", "jacket", "kettle", "lemon",
-    "mirror", "needle", "pillow", "saddle", "tunnel", "umbrella", "valley",
-    "whistle", "school", "letter", "child", "woman", "tooth", "mouse",
-    "goose", "person", "knife", "leaf", "city", "baby", "box", "church",
-    "dish", "fox", "potato", "hero",
-]
-
-_PLURAL_NOUNS = [
-    "dogs", "cars", "houses", "girls", "boys", "keys", "days", "toys", "pens",
-    "roofs", "photos", "zoos", "pianos", "shoes", "trains", "clouds",
-    "stones", "planets", "forests", "castles", "dragons", "museums",
-    "libraries", "cherries", "parties", "stories", "ladies", "countries",
-    "buses", "watches", "kisses", "tomatoes", "echoes", "wolves", "wives",
-    "halves", "shelves", "loaves", "thieves", "calves", "lives", "men",
-    "feet", "oxen", "horses", "hats", "cups", "doors", "rivers", "farmers",
-    "lamps", "coins", "shirts", "boxes", "beaches", "brushes", "benches",
-    "classes", "dresses", "foxes", "heroes", "knives", "mice", "geese",
-    "teeth", "children", "women", "people", "babies", "cities",
 ]
 
 
@@ -514,14 +458,14 @@ BUILTIN_TASKS: dict[str, dict] = {
     "sentiment_lexicon": {
         "kind": "classification",
         "description": "Classify a single word or short phrase as positive or negative in sentiment.",
-        "template": {"query": "Word: {input}\nSentiment:", "separator": "\n\n"},
+        "template": {"query": _CLS_QUERY, "separator": "\n\n"},
         "label_words": {"pos": "positive", "neg": "negative"},
         "examples": _labelled({"pos": _POSITIVE_WORDS, "neg": _NEGATIVE_WORDS}),
     },
     "country_continent": {
         "kind": "classification",
         "description": "Name the continent of a country (all of the Americas count as America).",
-        "template": {"query": "Country: {input}\nContinent:", "separator": "\n\n"},
+        "template": {"query": _CLS_QUERY, "separator": "\n\n"},
         "label_words": {"europe": "Europe", "asia": "Asia", "africa": "Africa", "america": "America"},
         "examples": _labelled({
             "europe": _EUROPE[:_CONTINENT_N],
@@ -533,30 +477,16 @@ BUILTIN_TASKS: dict[str, dict] = {
     "topic_noun": {
         "kind": "classification",
         "description": "Say whether a common noun names an animal, a food, a vehicle or a piece of clothing.",
-        "template": {"query": "Word: {input}\nCategory:", "separator": "\n\n"},
+        "template": {"query": _CLS_QUERY, "separator": "\n\n"},
         "label_words": {"animal": "animal", "food": "food", "vehicle": "vehicle", "clothing": "clothing"},
         "examples": _labelled({
             "animal": _ANIMALS, "food": _FOODS, "vehicle": _VEHICLES, "clothing": _CLOTHING,
         }),
     },
-    "letter_case": {
-        "kind": "classification",
-        "description": "Say whether a word is written in upper case or in lower case letters.",
-        "template": {"query": "Word: {input}\nCase:", "separator": "\n\n"},
-        "label_words": {"upper": "upper", "lower": "lower"},
-        "examples": _labelled({"upper": _UPPER_CASE_WORDS, "lower": _LOWER_CASE_WORDS}),
-    },
-    "noun_number": {
-        "kind": "classification",
-        "description": "Say whether an English noun is singular or plural.",
-        "template": {"query": "Word: {input}\nNumber:", "separator": "\n\n"},
-        "label_words": {"singular": "singular", "plural": "plural"},
-        "examples": _labelled({"singular": _SINGULAR_NOUNS, "plural": _PLURAL_NOUNS}),
-    },
     "word_language": {
         "kind": "classification",
         "description": "Say whether a word is English or French.",
-        "template": {"query": "Word: {input}\nLanguage:", "separator": "\n\n"},
+        "template": {"query": _CLS_QUERY, "separator": "\n\n"},
         "label_words": {"english": "English", "french": "French"},
         "examples": _labelled({"english": _ENGLISH_WORDS, "french": _FRENCH_WORDS}),
     },
@@ -564,56 +494,56 @@ BUILTIN_TASKS: dict[str, dict] = {
     "country_capital": {
         "kind": "generation",
         "description": "Give the capital city of a country.",
-        "template": {"query": "Q: {input}\nA:", "separator": "\n\n"},
+        "template": {"query": _GEN_QUERY, "separator": "\n\n"},
         "label_words": None,
         "examples": _pairs(_COUNTRY_CAPITAL),
     },
     "country_currency": {
         "kind": "generation",
         "description": "Give the name of the currency unit of a country.",
-        "template": {"query": "Q: {input}\nA:", "separator": "\n\n"},
+        "template": {"query": _GEN_QUERY, "separator": "\n\n"},
         "label_words": None,
         "examples": _pairs(_COUNTRY_CURRENCY),
     },
     "capitalize": {
         "kind": "generation",
         "description": "Write a lower-case word with its first letter capitalised.",
-        "template": {"query": "Q: {input}\nA:", "separator": "\n\n"},
+        "template": {"query": _GEN_QUERY, "separator": "\n\n"},
         "label_words": None,
         "examples": _pairs([(w, w.capitalize()) for w in _CAPITALIZE_WORDS]),
     },
     "lowercase": {
         "kind": "generation",
         "description": "Write a capitalised word in lower case.",
-        "template": {"query": "Q: {input}\nA:", "separator": "\n\n"},
+        "template": {"query": _GEN_QUERY, "separator": "\n\n"},
         "label_words": None,
         "examples": _pairs([(w, w.lower()) for w in _LOWERCASE_WORDS]),
     },
     "antonym": {
         "kind": "generation",
         "description": "Give the opposite of a word.",
-        "template": {"query": "Q: {input}\nA:", "separator": "\n\n"},
+        "template": {"query": _GEN_QUERY, "separator": "\n\n"},
         "label_words": None,
         "examples": _pairs(_ANTONYMS),
     },
     "present_past": {
         "kind": "generation",
         "description": "Give the simple past tense of an English verb.",
-        "template": {"query": "Q: {input}\nA:", "separator": "\n\n"},
+        "template": {"query": _GEN_QUERY, "separator": "\n\n"},
         "label_words": None,
         "examples": _pairs(_PRESENT_PAST),
     },
     "singular_plural": {
         "kind": "generation",
         "description": "Give the plural of an English noun.",
-        "template": {"query": "Q: {input}\nA:", "separator": "\n\n"},
+        "template": {"query": _GEN_QUERY, "separator": "\n\n"},
         "label_words": None,
         "examples": _pairs(_SINGULAR_PLURAL),
     },
     "english_french": {
         "kind": "generation",
         "description": "Translate an English word into French.",
-        "template": {"query": "Q: {input}\nA:", "separator": "\n\n"},
+        "template": {"query": _GEN_QUERY, "separator": "\n\n"},
         "label_words": None,
         "examples": _pairs(_ENGLISH_FRENCH),
     },

@@ -42,3 +42,60 @@ def layer_distribution(layers_by_family: dict[str, list[int]], n_layers: int, ti
     ax.legend(fontsize=7, loc="upper left")
     fig.tight_layout()
     return fig
+
+
+def attention_bars(att, title: str, palette: dict | None = None):
+    """F2: attention from N of the top TR vs TL heads to demonstration labels and to the query."""
+    style()
+    palette = {**DEFAULT_PALETTE, **(palette or {})}
+    datasets = sorted(att["dataset"].unique())
+    fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.8), sharey=False)
+    for ax, (col, name) in zip(axes, (("attn_labels_sum", "to demonstration labels"), ("attn_query_sum", "to query tokens"))):
+        x = np.arange(len(datasets))
+        for i, fam in enumerate(("TR", "TL")):
+            sub = att[att.family == fam].groupby("dataset")[col]
+            means = [sub.mean().get(d, np.nan) for d in datasets]
+            sems = [sub.sem().get(d, 0.0) for d in datasets]
+            ax.bar(x + (i - 0.5) * 0.38, means, 0.38, yerr=sems, capsize=2, color=palette[fam.lower()],
+                   label=f"{fam} heads")
+        ax.set_xticks(x, datasets, rotation=20, ha="right")
+        ax.set_title(f"attention from N {name}")
+        ax.set_ylabel("attention weight (sum)")
+    axes[0].legend()
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def threshold_sweep(abl, steer, title: str, palette: dict | None = None):
+    """F3: T5 (ablation) and T7 (steering) as the top-% threshold varies; means over datasets,
+    random conditions averaged over seeds."""
+    style()
+    palette = {**DEFAULT_PALETTE, **(palette or {})}
+    fig, axes = plt.subplots(1, 3, figsize=(9.5, 2.8))
+    fam_of = {"w/o TR": "tr", "w/o TL": "tl", "w/o random": "random",
+              "TR vector": "tr", "TL vector": "tl", "random vector": "random"}
+    panels = ((axes[0], abl, "accuracy", "T5 accuracy with heads ablated", "ICL baseline"),
+              (axes[1], abl, "tr_ratio", "T5 TR ratio with heads ablated", "ICL baseline"),
+              (axes[2], steer, "accuracy", "T7 zero-shot accuracy with task vectors", "zero-shot"))
+    for ax, df, metric, name, ref in panels:
+        d = df[df.metric == metric]
+        for cond, fam in fam_of.items():
+            sub = d[d.condition == cond]
+            if sub.empty:
+                continue
+            g = sub.groupby("top_percent")["value"].mean()
+            ax.plot(g.index, g.values, marker="o", ms=3, color=palette[fam], label=cond)
+        base = d[d.condition == ref]["value"].mean()
+        ax.axhline(base, color="k", lw=0.8, ls="--", label=ref)
+        if ref == "zero-shot":
+            icl = d[d.condition == "ICL"]["value"].mean()
+            ax.axhline(icl, color="k", lw=0.8, ls=":", label="ICL")
+        ax.set_xlabel("top % of heads")
+        ax.set_ylabel(metric.replace("_", " "))
+        ax.set_title(name, fontsize=9)
+        ax.set_ylim(-0.02, 1.02)
+        ax.legend(fontsize=6)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig

@@ -61,14 +61,33 @@ def format_query(template: str, example: dict) -> tuple[str, list[tuple[int, int
     return "".join(out), spans
 
 
+def answer_token(tokenizer, word: str, where: str = "?") -> tuple[int, bool]:
+    """The token the model must predict at N for answer `word`: the first token of " " + word,
+    or, where the tokenizer splits the space off as a token of its own (SmolLM2 does for
+    digits: " 0" -> [" ", "0"]), the first token after it. The flag says the space was split off."""
+    ids = tokenizer(" " + word, add_special_tokens=False)["input_ids"]
+    if not ids:
+        raise ConfigError(f"answer {word!r} of {where} tokenises to nothing")
+    if len(ids) > 1 and not tokenizer.decode(ids[:1]).strip():
+        return ids[1], True
+    return ids[0], False
+
+
+def space_split(tokenizer, words: list[str], where: str = "?") -> bool:
+    """Whether the label words' leading space is a token of its own (then the prompt ends
+    with that space); mixed cases are refused."""
+    flags = {w: answer_token(tokenizer, w, where)[1] for w in words}
+    if len(set(flags.values())) > 1:
+        split = sorted(w for w, f in flags.items() if f)
+        raise ConfigError(f"the tokenizer splits the leading space off {split} but not off the other labels of "
+                          f"{where}; choose label words of one kind in datasets.{where}.label_words")
+    return bool(flags) and next(iter(flags.values()))
+
+
 def label_tokens(tokenizer, words: list[str], dataset: str = "?") -> list[int]:
-    """First token of " word" for each label word; a clear error if two collide."""
-    toks = []
-    for w in words:
-        ids = tokenizer(" " + w, add_special_tokens=False)["input_ids"]
-        if not ids:
-            raise ConfigError(f"label word {w!r} of dataset {dataset} tokenises to nothing")
-        toks.append(ids[0])
+    """The answer token (see answer_token) of each label word; a clear error if two collide."""
+    space_split(tokenizer, words, dataset)
+    toks = [answer_token(tokenizer, w, dataset)[0] for w in words]
     seen = {}
     for w, t in zip(words, toks):
         if t in seen:
@@ -160,6 +179,8 @@ def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = 
     words = task.label_set or None
     shown = demonstrated_label_set(words, perturbation)
     label_ids = label_tokens(tokenizer, shown, task.name) if words else None
+    # Where the tokenizer makes the leading space a token of its own, the prompt ends with it.
+    trailing = " " if (shown and space_split(tokenizer, shown, task.name)) else ""
     tmpl, sep = task.template["query"], task.template.get("separator", "\n\n")
     prompts = []
     for qi in range(start, stop):
@@ -174,7 +195,7 @@ def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = 
             text += d["output"] + sep
         q, spans = format_query(tmpl, queries[qi])
         base = len(text)
-        text += q
+        text += q + trailing
         query_spans = [(base + a, base + b) for a, b in spans]
         enc = tokenizer(text, return_offsets_mapping=True)
         ids, offsets = enc["input_ids"], enc["offset_mapping"]
@@ -194,10 +215,8 @@ def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = 
         answer = queries[qi]["output"]
         if words and perturbation != "none":
             answer = demonstrated_label(answer, words, perturbation)  # accuracy follows the demonstrated mapping
-        ans_tok = tokenizer(" " + answer, add_special_tokens=False)["input_ids"]
-        if not ans_tok:
-            raise ConfigError(f"answer {answer!r} of dataset {task.name} tokenises to nothing")
-        prompts.append(Prompt(index=qi, text=text, input_ids=list(ids), answer=answer, answer_token=ans_tok[0],
+        ans_tok, _ = answer_token(tokenizer, answer, task.name)
+        prompts.append(Prompt(index=qi, text=text, input_ids=list(ids), answer=answer, answer_token=ans_tok,
                               label_positions=label_pos, query_positions=query_pos, demo_indices=demo_idx))
     if label_ids is not None:
         for p in prompts:

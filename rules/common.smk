@@ -35,13 +35,19 @@ def figure_paths(stem):
     return [f"results/{{model}}/figures/{stem}.{ext}" for ext in FIGURE_FORMATS]
 
 
+FIGURES = ["F1_layer_distribution", "F2_attention", "F3_threshold_sweep"]
+
+
 def all_figures():
-    return [p.format(model=m) for m in MODELS for p in figure_paths("F1_layer_distribution")]
+    return [p.format(model=m) for m in MODELS for stem in FIGURES for p in figure_paths(stem)]
 
 
 def all_tables():
     out = []
     for m in MODELS:
         out += [f"results/{m}/tsla/overlap.csv", f"results/{m}/icl/accuracy.csv", f"results/{m}/heads/induction.csv"]
-        out += [f"results/{m}/tsla/scores/{d}.csv" for d in CLS_DATASETS]
+        out += [f"results/{m}/tsla/ih_percentiles.csv", f"results/{m}/tsla/consistency.csv", f"results/{m}/claims/rankings.csv"]
+        for d in CLS_DATASETS:
+            out += [f"results/{m}/tsla/{kind}/{d}.csv" for kind in ("scores", "ablation", "perturbation", "steering", "geometry")]
+            out += [f"results/{m}/claims/{art}/{d}.csv" for art in ("T5", "T6", "T7", "T8")]
     return out

@@ -35,3 +35,42 @@ rule gallery:
         "../envs/icl.yaml"
     script:
         "../workflow_scripts/gallery.py"
+
+
+rule plot_attention:
+    """F2: attention of the top TR vs TL heads to demonstration labels and to the query."""
+    input:
+        attention="results/{model}/tsla/attention.csv",
+    output:
+        figure_paths("F2_attention"),
+    params:
+        palette=config["plots"]["palette"],
+    log:
+        "logs/plot_attention/{model}.log",
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/plot_tsla.py"
+
+
+rule plot_threshold_sweep:
+    """F3: T5 and T7 across top-% thresholds."""
+    input:
+        ablation=expand("results/{{model}}/tsla/ablation/{dataset}.csv", dataset=CLS_DATASETS),
+        steering=expand("results/{{model}}/tsla/steering/{dataset}.csv", dataset=CLS_DATASETS),
+    output:
+        figure_paths("F3_threshold_sweep"),
+    params:
+        palette=config["plots"]["palette"],
+    log:
+        "logs/plot_threshold_sweep/{model}.log",
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/plot_tsla.py"

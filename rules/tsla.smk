@@ -51,3 +51,134 @@ rule icl_accuracy:
         "../envs/icl.yaml"
     script:
         "../workflow_scripts/icl_accuracy.py"
+
+
+def tsla_model_inputs(wildcards):
+    return {"manifest": manifest(wildcards), "scores": f"results/{wildcards.model}/tsla/scores/{wildcards.dataset}.csv",
+            "prompts": f"results/{wildcards.model}/prompts/{wildcards.dataset}/eval.json",
+            "score_prompts": f"results/{wildcards.model}/prompts/{wildcards.dataset}/score.json"}
+
+
+rule tsla_ablation:
+    """T5 (and the ablation half of F3): accuracy and TR ratio with TR / TL / IH / DLA-TL /
+    random heads ablated, on held-out queries."""
+    input:
+        unpack(tsla_model_inputs),
+    output:
+        table="results/{model}/tsla/ablation/{dataset}.csv",
+        claims="results/{model}/claims/T5/{dataset}.csv",
+        per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
+    params:
+        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "ablation")},
+    log:
+        "logs/tsla_ablation/{model}/{dataset}.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=model_mem_mb,
+        gpu=model_gpu,
+        runtime=60,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/tsla_ablation.py"
+
+
+rule tsla_perturbation:
+    """T6: perturbed demonstrations (shuffled text, 0/1 labels, flipped labels), clean and with
+    TR / TL heads ablated."""
+    input:
+        manifest=manifest,
+        scores="results/{model}/tsla/scores/{dataset}.csv",
+        score_prompts="results/{model}/prompts/{dataset}/score.json",
+        t5_per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
+        prompts=lambda w: [f"results/{w.model}/prompts/{w.dataset}/eval_{p}.json" for p in config["tsla"]["perturbations"]],
+    output:
+        table="results/{model}/tsla/perturbation/{dataset}.csv",
+        claims="results/{model}/claims/T6/{dataset}.csv",
+    params:
+        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "perturbations", "ablation")},
+    log:
+        "logs/tsla_perturbation/{model}/{dataset}.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=model_mem_mb,
+        gpu=model_gpu,
+        runtime=60,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/tsla_perturbation.py"
+
+
+rule tsla_steering:
+    """T7 (and the steering half of F3): task vectors from the top TR / TL / random heads added to
+    zero-shot prompts."""
+    input:
+        manifest=manifest,
+        scores="results/{model}/tsla/scores/{dataset}.csv",
+        score_cache="results/{model}/cache/{dataset}/score.safetensors",
+        icl_cache="results/{model}/cache/{dataset}/eval.safetensors",
+        zeroshot_prompts="results/{model}/prompts/{dataset}/eval_zeroshot.json",
+    output:
+        table="results/{model}/tsla/steering/{dataset}.csv",
+        claims="results/{model}/claims/T7/{dataset}.csv",
+    params:
+        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "steer_layer")},
+    log:
+        "logs/tsla_steering/{model}/{dataset}.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=model_mem_mb,
+        gpu=model_gpu,
+        runtime=60,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/tsla_steering.py"
+
+
+rule tsla_geometry:
+    """T8: subspace alignment and logit difference before/after TR vs TL outputs; layerwise correlations."""
+    input:
+        scores="results/{model}/tsla/scores/{dataset}.csv",
+        score_cache="results/{model}/cache/{dataset}/score.safetensors",
+        zeroshot_cache="results/{model}/cache/{dataset}/eval_zeroshot.safetensors",
+    output:
+        table="results/{model}/tsla/geometry/{dataset}.csv",
+        layerwise="results/{model}/tsla/geometry/{dataset}.layerwise.csv",
+        claims="results/{model}/claims/T8/{dataset}.csv",
+    params:
+        top_percent=config["tsla"]["top_percent"],
+    log:
+        "logs/tsla_geometry/{model}/{dataset}.log",
+    resources:
+        mem_mb=2048,
+        runtime=10,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/tsla_geometry.py"
+
+
+rule tsla_rankings:
+    """T3 (IH heads in the TR / TL rankings), T4 (cross-dataset consistency), F2 data, and the
+    claims of T2, T3, T4, F1, F2."""
+    input:
+        scores=expand("results/{{model}}/tsla/scores/{dataset}.csv", dataset=CLS_DATASETS),
+        caches=expand("results/{{model}}/cache/{dataset}/score.safetensors", dataset=CLS_DATASETS),
+    output:
+        t3="results/{model}/tsla/ih_percentiles.csv",
+        t4="results/{model}/tsla/consistency.csv",
+        attention="results/{model}/tsla/attention.csv",
+        claims="results/{model}/claims/rankings.csv",
+    params:
+        top_percent=config["tsla"]["top_percent"],
+    log:
+        "logs/tsla_rankings/{model}.log",
+    resources:
+        mem_mb=4096,
+        runtime=20,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/tsla_rankings.py"

@@ -118,7 +118,6 @@ def test_killed_run_leaves_no_complete_looking_output(tiny_workdir):
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait()
     assert not (wd / target).exists()
-    assert not (wd / target.replace("/cache/", "/prompts/").replace(".safetensors", ".json")).exists()
     # after the usual unlock, the next run builds it without --rerun-incomplete
     run_tiny(wd, "--unlock")
     run_tiny(wd, target)

@@ -1,0 +1,154 @@
+"""Paper A pieces on hand-made cases: accuracy / TR ratio, geometry, rankings, evaluation
+under interventions (batched equals one-by-one), mean activations, claims verdicts."""
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from icl_heads.cache import accuracy_and_tr_ratio
+from icl_heads.claims import verdict
+from icl_heads.hooked import HeadAblation, ResidAdd, left_pad
+from icl_heads.interventions import evaluate, mean_z, random_heads, steer
+from icl_heads.prompts import Prompt
+from icl_heads.stats import bootstrap_ci, paired_bootstrap
+from icl_heads.tsla import (conditional_mean_percentage, consistency_rows, head_set_vector, layerwise_geometry,
+                            logit_difference, subspace_alignment, top_heads)
+
+
+def test_accuracy_and_tr_ratio_on_hand_made_predictions():
+    labels = torch.tensor([10, 11])
+    argmax = torch.tensor([10, 11, 11, 99, 10])
+    answer = torch.tensor([10, 10, 11, 11, 11])
+    acc, tr = accuracy_and_tr_ratio(argmax, answer, labels)
+    assert acc.tolist() == [1, 0, 1, 0, 0]
+    assert tr.tolist() == [1, 1, 1, 0, 1]
+
+
+def test_subspace_alignment_is_one_inside_the_label_span_and_zero_outside():
+    W_Y = torch.tensor([[1.0, 1.0, 0, 0], [0, 1.0, 0, 0]])
+    inside = torch.tensor([2.0, -3.0, 0, 0])
+    outside = torch.tensor([0, 0, 5.0, -1.0])
+    assert subspace_alignment(inside, W_Y).item() == pytest.approx(1.0, abs=1e-6)
+    assert subspace_alignment(outside, W_Y).item() == pytest.approx(0.0, abs=1e-6)
+    # 45 degrees: half in, half out
+    assert subspace_alignment(torch.tensor([1.0, 0, 1.0, 0]), W_Y).item() == pytest.approx(1 / math.sqrt(2), rel=1e-6)
+
+
+def test_logit_difference_known_case():
+    W_Y = torch.eye(3, 4)
+    h = torch.tensor([[3.0, 1.0, -1.0, 9.0]])
+    assert logit_difference(h, W_Y, torch.tensor([0])).item() == pytest.approx(3.0)    # 3 - mean(1, -1)
+    assert logit_difference(h, W_Y, torch.tensor([2])).item() == pytest.approx(-3.0)   # -1 - mean(3, 1)
+
+
+def _scores_df(tr, tl, ind):
+    L, H = tr.shape
+    return pd.DataFrame({"layer": [l for l in range(L) for _ in range(H)], "head": [h for _ in range(L) for h in range(H)],
+                         "tr": tr.flatten().tolist(), "tl": tl.flatten().tolist(), "induction": ind.flatten().tolist()})
+
+
+def test_conditional_mean_percentage_on_a_constructed_ranking():
+    # 10 heads; the top-10% IH head (one head) is the best TR head and the worst TL head.
+    ind = torch.zeros(1, 10)
+    ind[0, 7] = 1.0
+    tr = torch.arange(10.0)[None].clone()
+    tr[0, 7] = 100.0
+    tl = torch.arange(10.0)[None].clone()
+    tl[0, 7] = -100.0
+    c = conditional_mean_percentage(_scores_df(tr, tl, ind), 10)
+    assert c["tr"] == pytest.approx(10.0)    # rank 1 of 10
+    assert c["tl"] == pytest.approx(100.0)   # rank 10 of 10
+
+
+def test_consistency_rows_identical_and_reversed_datasets():
+    tr = torch.arange(12.0).view(3, 4)
+    a = _scores_df(tr, tr, tr)
+    b = _scores_df(tr, -tr, tr)
+    rows = {r["score"]: r for r in consistency_rows({"a": a, "b": b}, 25)}
+    assert rows["TR"]["spearman_rho"] == pytest.approx(1.0) and rows["TR"]["jaccard"] == 1.0
+    assert rows["TL"]["spearman_rho"] == pytest.approx(-1.0) and rows["TL"]["kendall_normalised"] == pytest.approx(0.0)
+
+
+def test_head_set_vector_sums_mean_outputs():
+    head_out = torch.zeros(2, 2, 2, 3)
+    head_out[:, 0, 1] = torch.tensor([[1.0, 0, 0], [3.0, 0, 0]])  # mean (2, 0, 0)
+    head_out[:, 1, 0] = torch.tensor([0, 1.0, 0])
+    v = head_set_vector(head_out, [(0, 1), (1, 0)])
+    assert v.tolist() == [2.0, 1.0, 0.0]
+
+
+def test_layerwise_geometry_on_a_constructed_stream():
+    # d=3, labels span e0; layer 0 writes along e0 (aligned), layer 1 writes along e2 (orthogonal)
+    W_Y = torch.tensor([[1.0, 0, 0], [0.5, 0, 0]])
+    head_out = torch.zeros(1, 2, 1, 3)
+    head_out[0, 0, 0] = torch.tensor([2.0, 0, 0])
+    head_out[0, 1, 0] = torch.tensor([0, 0, 2.0])
+    resid = torch.tensor([[[0, 1.0, 0], [2.0, 1.0, 0], [2.0, 1.0, 2.0]]])
+    t = layerwise_geometry(resid, head_out, W_Y, torch.tensor([0]), {0: 0, 1: 0}, {0: 0, 1: 0})
+    assert t.tr_output_alignment.tolist() == pytest.approx([1.0, 0.0], abs=1e-6)
+    assert t.hidden_alignment_change[0] > 0 and t.hidden_alignment_change[1] < 0
+
+
+def test_random_heads_are_reproducible_and_respect_exclusions():
+    a = random_heads(4, 3, 5, seed=1)
+    assert a == random_heads(4, 3, 5, seed=1) and len(set(a)) == 5
+    assert random_heads(4, 3, 5, seed=2) != a
+    excl = [(0, 0), (1, 1)]
+    assert not set(random_heads(4, 3, 10, seed=3, exclude=excl)) & set(excl)
+
+
+def _prompts(seqs, answers):
+    return [Prompt(index=i, text="", input_ids=s, answer="", answer_token=a) for i, (s, a) in enumerate(zip(seqs, answers))]
+
+
+SEQS = [[1, 5, 6, 7, 8], [1, 9, 10], [1, 11, 12, 13, 14, 15, 16], [1, 17]]
+
+
+def test_evaluate_batched_equals_one_prompt_at_a_time_under_interventions(tiny_hooked):
+    h = tiny_hooked
+    prompts = _prompts(SEQS, [5, 6, 7, 8])
+    ivs = [HeadAblation([(0, 1), (2, 3)], "zero"), steer(1, torch.randn(h.d_model))]
+    batched = evaluate(h, prompts, [5, 6], ivs, batch_size=3)
+    single = []
+    for p in prompts:
+        single.append(int(h.run(left_pad([p.input_ids], 0), ivs=ivs).logits.argmax(-1)))
+    assert batched.argmax.tolist() == single
+    assert batched.correct.tolist() == [float(a == p.answer_token) for a, p in zip(single, prompts)]
+
+
+def test_steer_adds_at_the_final_position_of_the_chosen_layer():
+    iv = steer(3, torch.ones(4))
+    assert isinstance(iv, ResidAdd) and iv.layer == 3 and tuple(iv.positions) == (-1,)
+
+
+def test_mean_z_is_the_mean_over_real_positions(tiny_hooked):
+    h = tiny_hooked
+    prompts = _prompts(SEQS[:3], [0, 0, 0])
+    got = mean_z(h, prompts, batch_size=2)
+    zs = []
+    hook = h.layers[1].self_attn.o_proj.register_forward_pre_hook(lambda m, a: zs.append(a[0][0].detach()))
+    for p in prompts:
+        h.run(left_pad([p.input_ids], 0))
+    hook.remove()
+    manual = torch.cat(zs, 0).view(-1, h.n_heads, h.d_head).mean(0)
+    torch.testing.assert_close(got[1], manual, atol=1e-5, rtol=1e-5)
+
+
+def test_top_heads_from_a_table():
+    tr = torch.tensor([[0.0, 5.0], [1.0, 2.0]])
+    df = _scores_df(tr, tr, tr)
+    assert top_heads(df, "tr", 50) == [(0, 1), (1, 1)]
+
+
+def test_verdicts_and_bootstrap():
+    assert verdict(0.1, 0.3, "positive") == "yes"
+    assert verdict(-0.3, -0.1, "positive") == "no"
+    assert verdict(-0.1, 0.3, "positive") == "unclear"
+    assert verdict(-0.3, -0.1, "negative") == "yes"
+    lo, hi = bootstrap_ci(np.ones(20))
+    assert lo == hi == 1.0
+    a, b = np.array([1.0, 0, 1, 1]), np.array([0.0, 0, 1, 0])
+    v, lo, hi = paired_bootstrap({"a": a, "b": b}, lambda m: m["a"] - m["b"])
+    assert v == pytest.approx(0.5) and lo >= 0 and hi <= 1

@@ -1,0 +1,18 @@
+"""Rules plot_attention (F2) and plot_threshold_sweep (F3)."""
+from common import Job  # noqa: I001
+import pandas as pd
+
+from icl_heads.io import save_figure
+from icl_heads.plotting import attention_bars, threshold_sweep
+
+job = Job(snakemake)  # noqa: F821
+smk = snakemake  # noqa: F821
+m = job.wildcards["model"]
+if job.rule == "plot_attention":
+    fig = attention_bars(pd.read_csv(smk.input.attention), f"{m}: where the top TR and TL heads look (F2)",
+                         palette=job.params["palette"])
+else:
+    abl = pd.concat([pd.read_csv(p) for p in smk.input.ablation])
+    steer = pd.concat([pd.read_csv(p) for p in smk.input.steering])
+    fig = threshold_sweep(abl, steer, f"{m}: threshold sensitivity (F3), mean over datasets", palette=job.params["palette"])
+save_figure(fig, list(smk.output), job.provenance(config_keys=["plots"]))
