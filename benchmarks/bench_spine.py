@@ -28,6 +28,7 @@ from icl_heads.config import load  # noqa: E402
 from icl_heads.data import load_dataset  # noqa: E402
 from icl_heads.models import load_hooked  # noqa: E402
 from icl_heads.prompts import build_prompts, label_tokens  # noqa: E402
+from icl_heads.hooked import left_pad  # noqa: E402
 
 
 def timed(fn, repeat=1):
@@ -105,6 +106,33 @@ def main():
     if t_bridge is not None:
         print(f"ratio ours (batch 1) / TransformerBridge = {t_bridge / t_ours1:.2f}x; "
               f"ours (batched) / TransformerBridge = {t_bridge / t_ours:.2f}x")
+
+    # T5: ablation conditions on the same held-out prompts.
+    from icl_heads.interventions import ablation, evaluate, evaluate_conditions, random_heads
+
+    ev = prompts[: a.n]
+    L, H = model.n_layers, model.n_heads
+    k = max(1, round(0.03 * L * H))
+    conds = {"baseline": []}
+    conds.update({f"late{i}": [ablation(random_heads(L, H, k, i, exclude=[(l, h) for l in range(L // 2) for h in range(H)]),
+                                        "zero")] for i in range(3)})
+    conds.update({f"any{i}": [ablation(random_heads(L, H, k, 100 + i), "zero")] for i in range(3)})
+    n_pe = len(ev) * len(conds)
+    t_fast = timed(lambda: evaluate_conditions(model, ev, labs, conds, batch_size=a.batch_size), 1)
+    t_batched = timed(lambda: [evaluate(model, ev, labs, ivs, batch_size=a.batch_size) for ivs in conds.values()], 1)
+
+    @torch.no_grad()
+    def plain_loop():
+        for ivs in conds.values():
+            for p in ev:
+                model.run(left_pad([p.input_ids], model.pad_id), want=("logits",), ivs=ivs)
+
+    t_loop = timed(plain_loop, 1)
+    print(f"T5 ({len(conds)} ablation conditions x {len(ev)} prompts, half of them with heads only in the upper half):")
+    print(f"  ours (batched, shared clean prefix, final logits only): {n_pe / t_fast:6.1f} prompts/s")
+    print(f"  batched, every condition from scratch               : {n_pe / t_batched:6.1f} prompts/s")
+    print(f"  plain loop, one forward pass per prompt              : {n_pe / t_loop:6.1f} prompts/s")
+    print(f"  ratio ours / plain loop = {t_loop / t_fast:.2f}x; ours / batched-from-scratch = {t_batched / t_fast:.2f}x")
 
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "figures/", "--forceall"],

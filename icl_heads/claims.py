@@ -9,13 +9,14 @@ COLUMNS = ["paper", "artifact", "claim", "model", "dataset", "metric", "value", 
 
 
 def verdict(ci_low: float, ci_high: float, direction: str) -> str:
-    """'yes' when the whole CI lies on the claimed side of 0, 'no' when it lies on the
-    other side, 'unclear' when it straddles 0. direction: 'positive' or 'negative'."""
+    """'yes' when the whole CI lies strictly on the claimed side of 0; 'no' when none of it
+    does (a CI of exactly [0, 0] is a clear absence of the claimed effect); 'unclear' when
+    it straddles 0. direction: 'positive' or 'negative'."""
     if any(map(math.isnan, (ci_low, ci_high))):
         return "unclear"
     if direction == "positive":
-        return "yes" if ci_low > 0 else ("no" if ci_high < 0 else "unclear")
-    return "yes" if ci_high < 0 else ("no" if ci_low > 0 else "unclear")
+        return "yes" if ci_low > 0 else ("no" if ci_high <= 0 else "unclear")
+    return "yes" if ci_high < 0 else ("no" if ci_low >= 0 else "unclear")
 
 
 def row(*, artifact, claim, model, dataset, metric, value, ci, direction, paper_value="", n, seed=None,

@@ -40,6 +40,73 @@ def evaluate(model: HookedLM, prompts: list[Prompt], label_tokens, ivs=(), batch
     return EvalResult((arg == answers).float(), torch.isin(arg, labs).float(), arg)
 
 
+class _Replay(torch.nn.Module):
+    """Stands in for a decoder block whose output is already known (it returns it as is)."""
+
+    def __init__(self, output: torch.Tensor):
+        super().__init__()
+        self.output = output
+
+    def forward(self, hidden_states, *args, **kwargs):
+        return self.output
+
+
+def first_touched_layer(ivs, n_layers: int) -> int:
+    """The earliest block whose computation an intervention changes: blocks before it run
+    exactly as in the clean pass."""
+    first = n_layers
+    for iv in ivs:
+        if isinstance(iv, HeadAblation):
+            first = min([first] + [l for l, _ in iv.heads])
+        elif isinstance(iv, ResidAdd):
+            first = min(first, iv.layer)
+        else:  # HeadPatch and anything else with a layer
+            first = min(first, getattr(iv, "layer", 0))
+    return first
+
+
+def evaluate_conditions(model: HookedLM, prompts: list[Prompt], label_tokens, conditions: dict, batch_size: int = 8,
+                        progress: bool = False, desc: str = "conditions") -> dict[str, EvalResult]:
+    """`evaluate` for many intervention sets on the same prompts, sharing the clean pass:
+    each batch runs clean once, recording every block's output; a condition whose earliest
+    intervention is at block l then replays blocks < l from that record and computes only
+    blocks l..L-1 (exact: those blocks see the same inputs as in the clean pass)."""
+    labs = torch.as_tensor(list(label_tokens), dtype=torch.long)
+    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i].input_ids))
+    args = {name: torch.empty(len(prompts), dtype=torch.long) for name in conditions}
+    base = model._base()
+    originals = list(base.layers)
+    firsts = {name: first_touched_layer(ivs, model.n_layers) for name, ivs in conditions.items()}
+    batches = range(0, len(order), batch_size)
+    for s in tqdm(batches, desc=desc, file=sys.stderr, disable=not progress, unit="batch"):
+        idx = order[s:s + batch_size]
+        batch = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
+        outs = [None] * model.n_layers
+        handles = [layer.register_forward_hook(lambda m, a, o, l=l: outs.__setitem__(l, o))
+                   for l, layer in enumerate(originals)]
+        try:
+            clean = model.run(batch, want=("logits",))
+        finally:
+            for h in handles:
+                h.remove()
+        rows = torch.tensor(idx)
+        for name, ivs in conditions.items():
+            first = firsts[name]
+            if not ivs:
+                args[name][rows] = clean.logits.argmax(-1)
+                continue
+            try:
+                for l in range(first):
+                    base.layers[l] = _Replay(outs[l])
+                out = model.run(batch, want=("logits",), ivs=ivs)
+            finally:
+                for l in range(first):
+                    base.layers[l] = originals[l]
+            args[name][rows] = out.logits.argmax(-1)
+    answers = torch.tensor([p.answer_token for p in prompts])
+    return {name: EvalResult((a == answers).float(), torch.isin(a, labs).float(), a) for name, a in args.items()}
+
+
 def random_heads(n_layers: int, n_heads: int, k: int, seed: int, exclude=()) -> list[tuple[int, int]]:
     pool = [(l, h) for l in range(n_layers) for h in range(n_heads) if (l, h) not in set(exclude)]
     return sorted(random.Random(seed).sample(pool, k))

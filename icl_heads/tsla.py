@@ -26,7 +26,7 @@ def head_scores_table(cache: dict, induction: pd.DataFrame | None = None) -> pd.
 
 
 def score_matrix(df: pd.DataFrame, col: str) -> torch.Tensor:
-    layer, head = df["layer"].to_numpy(), df["head"].to_numpy()
+    layer, head = df["layer"].to_numpy(copy=True), df["head"].to_numpy(copy=True)
     m = torch.full((int(layer.max()) + 1, int(head.max()) + 1), float("nan"), dtype=torch.float64)
     m[layer, head] = torch.tensor(df[col].to_numpy(copy=True), dtype=torch.float64)
     return m

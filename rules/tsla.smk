@@ -69,7 +69,7 @@ rule tsla_ablation:
         claims="results/{model}/claims/T5/{dataset}.csv",
         per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
     params:
-        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "ablation")},
+        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "ablation")},
     log:
         "logs/tsla_ablation/{model}/{dataset}.log",
     threads: workflow.cores
@@ -123,7 +123,7 @@ rule tsla_steering:
         table="results/{model}/tsla/steering/{dataset}.csv",
         claims="results/{model}/claims/T7/{dataset}.csv",
     params:
-        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "steer_layer")},
+        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "steer_layer")},
     log:
         "logs/tsla_steering/{model}/{dataset}.log",
     threads: workflow.cores

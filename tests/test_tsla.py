@@ -147,8 +147,52 @@ def test_verdicts_and_bootstrap():
     assert verdict(-0.3, -0.1, "positive") == "no"
     assert verdict(-0.1, 0.3, "positive") == "unclear"
     assert verdict(-0.3, -0.1, "negative") == "yes"
+    assert verdict(0.0, 0.0, "positive") == "no"  # no effect at all is not 'unclear'
+    assert verdict(0.0, 0.2, "positive") == "unclear"
     lo, hi = bootstrap_ci(np.ones(20))
     assert lo == hi == 1.0
     a, b = np.array([1.0, 0, 1, 1]), np.array([0.0, 0, 1, 0])
     v, lo, hi = paired_bootstrap({"a": a, "b": b}, lambda m: m["a"] - m["b"])
     assert v == pytest.approx(0.5) and lo >= 0 and hi <= 1
+
+
+def test_shared_prefix_evaluation_equals_full_passes(tiny_hooked):
+    """Replaying the blocks before the first intervention gives the same predictions (and the
+    same logits) as running every condition from scratch."""
+    from icl_heads.interventions import evaluate_conditions, first_touched_layer
+
+    h = tiny_hooked
+    prompts = _prompts(SEQS, [5, 6, 7, 8])
+    conds = {"clean": [], "late ablation": [HeadAblation([(2, 0), (2, 3)], "zero")],
+             "mixed": [HeadAblation([(1, 1), (2, 2)], "zero")], "steer": [steer(2, 5 * torch.randn(h.d_model))],
+             "early": [HeadAblation([(0, 0)], "zero")]}
+    fast = evaluate_conditions(h, prompts, [5, 6], conds, batch_size=3)
+    for name, ivs in conds.items():
+        slow = evaluate(h, prompts, [5, 6], ivs, batch_size=3)
+        assert fast[name].argmax.tolist() == slow.argmax.tolist(), name
+    assert first_touched_layer(conds["mixed"], h.n_layers) == 1
+    assert first_touched_layer([], h.n_layers) == h.n_layers
+    # the model is left intact
+    assert all(type(l).__name__.endswith("DecoderLayer") for l in h._base().layers)
+
+
+def test_replayed_blocks_give_identical_logits(tiny_hooked):
+    from icl_heads.interventions import _Replay
+
+    h = tiny_hooked
+    b = left_pad(SEQS, 0)
+    iv = [HeadAblation([(2, 1)], "zero")]
+    full = h.run(b, ivs=iv).logits
+    outs = []
+    hs = [l.register_forward_hook(lambda m, a, o: outs.append(o)) for l in h.layers]
+    h.run(b)
+    for x in hs:
+        x.remove()
+    base = h._base()
+    orig = list(base.layers)
+    base.layers[0], base.layers[1] = _Replay(outs[0]), _Replay(outs[1])
+    try:
+        fast = h.run(b, ivs=iv).logits
+    finally:
+        base.layers[0], base.layers[1] = orig[0], orig[1]
+    torch.testing.assert_close(fast, full, atol=1e-5, rtol=1e-5)

@@ -123,3 +123,35 @@ def test_killed_run_leaves_no_complete_looking_output(tiny_workdir):
     run_tiny(wd, target)
     assert (wd / target).is_file()
     assert json.loads((wd / (target + ".prov.json")).read_text())["rule"] == "cache"
+
+
+def test_tsla_ablation_and_steering_on_sst2_from_the_shared_data(tmp_path):
+    """T5 and T7 end to end on SST-2 read from ../shared/data, a few queries, SmolLM2."""
+    if not (SHARED_DATA / "sst2").is_dir():
+        pytest.skip("needs ../shared/data")
+    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    cfg["datasets"] = {"sst2": paper["datasets"]["sst2"]}
+    cfg["run_models"], cfg["classification_datasets"] = ["smollm2-135m"], ["sst2"]
+    cfg["prompts"].update(n_score=4, n_eval=6, batch_size=6)
+    cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
+    cfg["tsla"].update(threshold_sweep=[3], random_seeds=1)
+    cfg["data_dir"] = str(SHARED_DATA)
+    cfg["resources_dir"] = os.environ.get("ICL_TEST_RESOURCES") or str(tmp_path / "resources")
+    (tmp_path / "config").mkdir()
+    (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
+    m = "smollm2-135m"
+    run_tiny(tmp_path, f"results/{m}/tsla/ablation/sst2.csv", f"results/{m}/tsla/steering/sst2.csv")
+    abl = pd.read_csv(tmp_path / f"results/{m}/tsla/ablation/sst2.csv")
+    assert {"ICL baseline", "w/o TR", "w/o TL", "w/o IH", "w/o DLA-TL", "w/o random"} <= set(abl.condition)
+    assert abl.n.eq(6).all() and abl.value.between(0, 1).all()
+    steer = pd.read_csv(tmp_path / f"results/{m}/tsla/steering/sst2.csv")
+    assert {"ICL", "zero-shot", "TR vector", "TL vector", "random vector"} <= set(steer.condition)
+    claims = pd.read_csv(tmp_path / f"results/{m}/claims/T5/sst2.csv")
+    assert set(claims.holds) <= {"yes", "no", "unclear"} and (claims.ci_low <= claims.ci_high).all()
+    prov = json.loads((tmp_path / f"results/{m}/tsla/ablation/sst2.csv.prov.json").read_text())
+    assert prov["choices"]["ablation"].startswith("zero")
+    # the prompts' provenance names the SST-2 files with their sha256 (from shared/data's README)
+    pprov = json.loads((tmp_path / f"results/{m}/prompts/sst2/eval.json.prov.json").read_text())
+    assert pprov["data"]["files"]["sst2/stsa.binary.test"] == \
+        "6a80dc9b9a0db2d3b37f2f809304febad31c90ab67a5b4157b7d9f881c53ef5b"

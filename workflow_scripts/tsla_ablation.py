@@ -3,14 +3,13 @@ the top TR / TL / IH / DLA-TL / random heads ablated at every position."""
 from common import Job  # noqa: I001
 from pathlib import Path
 
-import numpy as np
 import pandas as pd
 import torch
 
 from common_tsla import metric_rows, read_prompts
 from icl_heads import claims
 from icl_heads.config import job_seed
-from icl_heads.interventions import ablation, evaluate, mean_z, random_heads
+from icl_heads.interventions import ablation, evaluate_conditions, mean_z, random_heads
 from icl_heads.io import save_tensors, write_csv
 from icl_heads.models import load_hooked
 from icl_heads.stats import paired_bootstrap
@@ -30,18 +29,19 @@ bs = job.config["prompts"]["batch_size"]
 seed = job_seed(job.config, "tsla_ablation", w["model"], w["dataset"])
 L, H = model.n_layers, model.n_heads
 
-runs = {("ICL baseline", 0.0, -1): evaluate(model, prompts, labels, batch_size=bs, desc="baseline", progress=True)}
+conds = {("ICL baseline", 0.0, -1): []}
 for pct in cfg["threshold_sweep"]:
     sets = {"w/o TR": top_heads(scores, "tr", pct), "w/o TL": top_heads(scores, "tl", pct)}
     if pct == cfg["top_percent"]:
         sets["w/o IH"] = top_heads(scores, "induction", pct)
         sets["w/o DLA-TL"] = top_heads(scores, "dla_tl", pct)
     k = len(sets["w/o TR"])
-    for i in range(cfg["random_seeds"]):
+    for i in range(cfg["random_seeds"] if pct == cfg["top_percent"] else cfg["sweep_random_seeds"]):
         sets[f"w/o random#{i}"] = random_heads(L, H, k, seed + i)
     for name, heads in sets.items():
-        runs[(name, pct, len(heads))] = evaluate(model, prompts, labels, [ablation(heads, mode, means)], batch_size=bs,
-                                                 desc=f"{name} {pct}%", progress=True)
+        conds[(name, float(pct), len(heads))] = [ablation(heads, mode, means)]
+# One clean pass per batch feeds every condition (blocks before the first ablated head are replayed).
+runs = evaluate_conditions(model, prompts, labels, conds, batch_size=bs, progress=True, desc="T5 conditions")
 
 rows = []
 for (name, pct, k), res in runs.items():
@@ -49,11 +49,12 @@ for (name, pct, k), res in runs.items():
     rows += metric_rows({"model": w["model"], "dataset": w["dataset"], "condition": cond, "top_percent": pct,
                          "n_heads_ablated": max(k, 0), "random_seed": rseed, "ablation": mode}, res)
 df = pd.DataFrame(rows)
+df["random_seed"] = df["random_seed"].astype("Int64")
 df["seed"] = seed
 prov = job.provenance(seed=seed, model=job.model_record(man),
                       choices={"ablation": f"{mode} ablation of z at every position", "eval_queries": "held-out (prompt set eval)",
                                "random_heads": "uniform over all heads, one draw per seed"},
-                      config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.ablation"])
+                      config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.sweep_random_seeds", "tsla.ablation"])
 write_csv(df, smk.output.table, prov)
 
 # Claims (S2) at the main threshold, paired bootstrap over queries.

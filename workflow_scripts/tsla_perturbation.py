@@ -7,7 +7,7 @@ import pandas as pd
 
 from common_tsla import metric_rows, read_prompts
 from icl_heads import claims
-from icl_heads.interventions import EvalResult, ablation, evaluate
+from icl_heads.interventions import EvalResult, ablation, evaluate_conditions
 from icl_heads.io import load_tensors, write_csv
 from icl_heads.models import load_hooked
 from icl_heads.stats import paired_bootstrap
@@ -38,10 +38,9 @@ runs = {"none": clean}
 for pert, path in zip(cfg["perturbations"], smk.input.prompts):
     prompts, payload = read_prompts(path)
     labels = payload["label_tokens"]
-    runs[pert] = {"clean": evaluate(model, prompts, labels, batch_size=bs, desc=f"{pert} clean", progress=True)}
-    for name, hs in heads.items():
-        runs[pert][name] = evaluate(model, prompts, labels, [ablation(hs, mode, means)], batch_size=bs,
-                                    desc=f"{pert} {name}", progress=True)
+    runs[pert] = evaluate_conditions(model, prompts, labels,
+                                     {"clean": [], **{name: [ablation(hs, mode, means)] for name, hs in heads.items()}},
+                                     batch_size=bs, progress=True, desc=pert)
 rows = []
 for pert, conds in runs.items():
     for cond, res in conds.items():

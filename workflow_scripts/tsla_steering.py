@@ -10,7 +10,7 @@ from common_tsla import metric_rows, read_prompts
 from icl_heads import claims
 from icl_heads.cache import accuracy_and_tr_ratio
 from icl_heads.config import job_seed
-from icl_heads.interventions import EvalResult, evaluate, random_heads, steer
+from icl_heads.interventions import EvalResult, evaluate_conditions, random_heads, steer
 from icl_heads.io import load_tensors, write_csv
 from icl_heads.models import load_hooked
 from icl_heads.stats import paired_bootstrap
@@ -34,15 +34,15 @@ bs = job.config["prompts"]["batch_size"]
 
 icl, _ = load_tensors(smk.input.icl_cache)
 icl_acc, icl_tr = accuracy_and_tr_ratio(icl["argmax"], icl["answer_token"], icl["label_tokens"])
-runs = {("ICL", 0.0): EvalResult(icl_acc, icl_tr, icl["argmax"]),
-        ("zero-shot", 0.0): evaluate(model, prompts, labels, batch_size=bs, desc="zero-shot")}
+conds = {("zero-shot", 0.0): []}
 for pct in cfg["threshold_sweep"]:
     sets = {"TR vector": top_heads(scores, "tr", pct), "TL vector": top_heads(scores, "tl", pct)}
-    for i in range(cfg["random_seeds"]):
+    for i in range(cfg["random_seeds"] if pct == cfg["top_percent"] else cfg["sweep_random_seeds"]):
         sets[f"random vector#{i}"] = random_heads(model.n_layers, model.n_heads, len(sets["TR vector"]), seed + i)
     for name, heads in sets.items():
-        vec = head_set_vector(head_out, heads)
-        runs[(name, pct)] = evaluate(model, prompts, labels, [steer(layer, vec)], batch_size=bs, desc=f"{name} {pct}%")
+        conds[(name, float(pct))] = [steer(layer, head_set_vector(head_out, heads))]
+runs = {("ICL", 0.0): EvalResult(icl_acc, icl_tr, icl["argmax"])}
+runs.update(evaluate_conditions(model, prompts, labels, conds, batch_size=bs, progress=True, desc="T7 conditions"))
 rows = []
 for (name, pct), res in runs.items():
     cond, rseed = (name.split("#")[0], seed + int(name.split("#")[1])) if "#" in name else (name, None)
@@ -51,10 +51,13 @@ for (name, pct), res in runs.items():
 prov = job.provenance(seed=seed, model=job.model_record(man),
                       choices={"vector": "sum over the head set of each head's mean output at N over the scoring ICL prompts",
                                "injection": f"added to resid_pre of layer {layer} at N of zero-shot prompts"},
-                      config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.steer_layer"])
-write_csv(pd.DataFrame(rows), smk.output.table, prov)
+                      config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.sweep_random_seeds", "tsla.steer_layer"])
+table = pd.DataFrame(rows)
+table["random_seed"] = table["random_seed"].astype("Int64")
+write_csv(table, smk.output.table, prov)
 
 main = cfg["top_percent"]
+main = float(main)
 rnd = [r for (n_, p), r in runs.items() if n_.startswith("random") and p == main]
 vals = {"zs": runs[("zero-shot", 0.0)].correct, "tr": runs[("TR vector", main)].correct,
         "tl": runs[("TL vector", main)].correct, "rnd": torch.stack([r.correct for r in rnd]).mean(0)}
