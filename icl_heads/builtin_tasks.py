@@ -20,8 +20,9 @@ answer``; demonstrations are joined by ``separator``.  For classification tasks
 label word; for generation tasks ``output`` is the answer string itself.
 
 Label words of each classification task have distinct first tokens after a
-leading space in the tokenizers of the default models (Gemma-3 270M and
-SmolLM2-135M); `check_builtin_tasks` checks the data without any tokenizer.
+leading space in the tokenizers of the two default models (the Gemma GGUF and
+SmolLM2-135M-Instruct); `check_builtin_tasks` checks the data without any
+tokenizer.
 """
 from __future__ import annotations
 

@@ -170,8 +170,9 @@ def test_snli_split_seed_changes_the_split(paper_cfg, shared_data):
 
 
 # ------------------------------------------------------------------ builtin tasks
-BUILTIN_NAMES = ["sentiment_lexicon", "country_continent", "topic_noun", "letter_case", "country_capital",
-                 "capitalize", "antonym", "present_past", "singular_plural", "english_french"]
+BUILTIN_NAMES = ["sentiment_lexicon", "country_continent", "topic_noun", "word_language", "country_capital",
+                 "capitalize", "antonym", "present_past", "singular_plural", "english_french", "country_currency",
+                 "lowercase"]
 
 
 def test_default_config_lists_the_builtin_datasets(default_cfg):
@@ -218,7 +219,7 @@ def test_builtin_sentiment_examples():
     every = {r["input"]: r["output"] for r in t.split("train") + t.split("test")}
     assert every["good"] == "positive"
     assert every["terrible"] == "negative"
-    assert t.template["query"] == "Word: {input}\nSentiment:"
+    assert t.template["query"] == "Input: {input}\nOutput:"
 
 
 # ------------------------------------------------------------------ errors

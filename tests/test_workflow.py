@@ -37,8 +37,14 @@ def test_dry_run_of_the_full_configs(configfile):
     assert "gallery" in proc.stdout and "tsla_scores" in proc.stdout
 
 
+@pytest.fixture(scope="session")
+def test_resources(tmp_path_factory):
+    """Where the tests materialise models: once per session (ICL_TEST_RESOURCES reuses a folder)."""
+    return os.environ.get("ICL_TEST_RESOURCES") or str(tmp_path_factory.mktemp("resources"))
+
+
 @pytest.fixture(scope="module")
-def tiny_workdir(tmp_path_factory):
+def tiny_workdir(tmp_path_factory, test_resources):
     """A working directory with a tiny config; the model is materialised once per session
     (or taken from ICL_TEST_RESOURCES to skip the download while developing)."""
     wd = tmp_path_factory.mktemp("wf")
@@ -48,8 +54,7 @@ def tiny_workdir(tmp_path_factory):
     cfg["prompts"].update(n_score=4, n_eval=6, batch_size=4)
     cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
     cfg["data_dir"] = str(SHARED_DATA)
-    res = os.environ.get("ICL_TEST_RESOURCES")
-    cfg["resources_dir"] = res if res else str(wd / "resources")
+    cfg["resources_dir"] = test_resources
     (wd / "config").mkdir()
     (wd / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
     return wd
@@ -104,14 +109,15 @@ def test_tiny_workflow_end_to_end(tiny_workdir):
     assert {"tsla_overlap", "plot_layer_distribution", "gallery"} <= planned
 
 
-def test_killed_run_leaves_no_complete_looking_output(tiny_workdir):
+def test_killed_run_leaves_no_complete_looking_output(tiny_workdir, test_resources):
     wd = tiny_workdir
-    target = "results/smollm2-135m/cache/country_continent/eval_shuffle_text.safetensors"
-    run_tiny(wd, f"{os.environ.get('ICL_TEST_RESOURCES') or str(wd / 'resources')}/smollm2-135m/manifest.json")
+    target = "results/smollm2-135m/cache/country_continent/eval_zeroshot.safetensors"
+    run_tiny(wd, f"{test_resources}/smollm2-135m/manifest.json")
     proc = subprocess.Popen([*SNAKEMAKE, "-s", str(ROOT / "Snakefile"), "--directory", str(wd), "--cores", "2",
                              target, "--configfile", str(wd / "config" / "config.yaml")],
                             cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True)
-    log = wd / "logs/cache/smollm2-135m/country_continent/eval_shuffle_text.log"
+    (wd / target).unlink(missing_ok=True)
+    log = wd / "logs/cache/smollm2-135m/country_continent/eval_zeroshot.log"
     deadline = time.time() + 300
     while time.time() < deadline and not (log.is_file() and "cache smollm2" in log.read_text()):
         time.sleep(0.2)
@@ -125,7 +131,7 @@ def test_killed_run_leaves_no_complete_looking_output(tiny_workdir):
     assert json.loads((wd / (target + ".prov.json")).read_text())["rule"] == "cache"
 
 
-def test_tsla_ablation_and_steering_on_sst2_from_the_shared_data(tmp_path):
+def test_tsla_ablation_and_steering_on_sst2_from_the_shared_data(tmp_path, test_resources):
     """T5 and T7 end to end on SST-2 read from ../shared/data, a few queries, SmolLM2."""
     if not (SHARED_DATA / "sst2").is_dir():
         pytest.skip("needs ../shared/data")
@@ -137,7 +143,7 @@ def test_tsla_ablation_and_steering_on_sst2_from_the_shared_data(tmp_path):
     cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
     cfg["tsla"].update(threshold_sweep=[3], random_seeds=1)
     cfg["data_dir"] = str(SHARED_DATA)
-    cfg["resources_dir"] = os.environ.get("ICL_TEST_RESOURCES") or str(tmp_path / "resources")
+    cfg["resources_dir"] = test_resources
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
     m = "smollm2-135m"
