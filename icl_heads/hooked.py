@@ -148,6 +148,10 @@ class HookedLM:
         return hasattr(layer, "pre_feedforward_layernorm") and hasattr(layer, "post_attention_layernorm")
 
     @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    @property
     def pad_id(self) -> int:
         tok = self.tokenizer
         for cand in (tok.pad_token_id, tok.eos_token_id, 0):
@@ -177,7 +181,7 @@ class HookedLM:
         """Effective unembedding [V, d_model]: lm_head with the final-norm gain folded in
         (the norm's 1/rms scale is a positive per-prompt factor and is left out)."""
         W = self.model.get_output_embeddings().weight.detach()
-        return W * self.final_norm_gain()[None, :]
+        return (W * self.final_norm_gain()[None, :]).cpu()
 
     # ---------------------------------------------------------------- hooks
     def _install_hooks(self):
@@ -196,7 +200,7 @@ class HookedLM:
             if adds:
                 hs = hs.clone()
                 for iv in adds:
-                    vec = iv.vector.to(hs.dtype)
+                    vec = iv.vector.to(hs.device, hs.dtype)
                     for p in iv.positions:
                         hs[:, p, :] = hs[:, p, :] + vec
                 if args:
@@ -233,13 +237,13 @@ class HookedLM:
                             if iv.mode == "zero":
                                 z[:, :, k, :] = 0.0
                             elif iv.mode == "mean":
-                                z[:, :, k, :] = iv.means[l, k].to(z.dtype)
+                                z[:, :, k, :] = iv.means[l, k].to(z.device, z.dtype)
                             else:
                                 vals = iv.means
                                 v = vals[:, l, k] if vals.dim() == 4 else vals[l, k]
-                                z[:, :, k, :] = (v[:, None, :] if v.dim() == 2 else v).to(z.dtype)
+                                z[:, :, k, :] = (v[:, None, :] if v.dim() == 2 else v).to(z.device, z.dtype)
                     else:
-                        v = iv.value.to(z.dtype)
+                        v = iv.value.to(z.device, z.dtype)
                         z[:, iv.position, iv.head, :] = v
                 z = z.view(B, T, self.n_heads * self.d_head)
             cap = self._capture
@@ -308,32 +312,36 @@ class HookedLM:
         self._capture = {"want": want, "z": [None] * L, "o": [None] * L, "attn": [None] * L,
                          "attn_full": [None] * L, "resid": [None] * (L + 1)}
         try:
+            dev = self.device
             with self.interventions(*ivs):
-                out = self.model(input_ids=batch.input_ids, attention_mask=batch.attention_mask,
-                                 position_ids=batch.position_ids, use_cache=False, logits_to_keep=1)
+                out = self.model(input_ids=batch.input_ids.to(dev), attention_mask=batch.attention_mask.to(dev),
+                                 position_ids=batch.position_ids.to(dev), use_cache=False, logits_to_keep=1)
             cap = self._capture
         finally:
             self._capture = None
+        # Results come back on the CPU, whatever device the model runs on.
         res = RunOutput()
         if "logits" in want:
-            res.logits = out.logits[:, -1, :].float()
+            res.logits = out.logits[:, -1, :].float().cpu()
         if "heads" in want or "z" in want:
-            res.z = torch.stack(cap["z"], 1)
-        if "heads" in want:
-            res.head_out = self.head_outputs_from(res.z, torch.stack(cap["o"], 1))
+            z = torch.stack(cap["z"], 1)
+            if "heads" in want:
+                res.head_out = self.head_outputs_from(z, torch.stack(cap["o"], 1)).cpu()
+            res.z = z.cpu()
         if "attn" in want:
-            res.attn = torch.stack(cap["attn"], 1)
+            res.attn = torch.stack(cap["attn"], 1).cpu()
         if "attn_full" in want:
-            res.extras["attn_full"] = torch.stack(cap["attn_full"], 1)
+            res.extras["attn_full"] = torch.stack(cap["attn_full"], 1).cpu()
         if "resid" in want:
-            res.resid = torch.stack(cap["resid"], 1)
+            res.resid = torch.stack(cap["resid"], 1).cpu()
         return res
 
     def logits_with_grad(self, batch: Batch, ivs: Sequence = ()) -> torch.Tensor:
         """Final-position logits with autograd on (for training vectors / saliency)."""
+        dev = self.device
         with self.interventions(*ivs):
-            out = self.model(input_ids=batch.input_ids, attention_mask=batch.attention_mask,
-                             position_ids=batch.position_ids, use_cache=False, logits_to_keep=1)
+            out = self.model(input_ids=batch.input_ids.to(dev), attention_mask=batch.attention_mask.to(dev),
+                             position_ids=batch.position_ids.to(dev), use_cache=False, logits_to_keep=1)
         return out.logits[:, -1, :]
 
     # ---------------------------------------------------------------- tokens

@@ -137,7 +137,7 @@ def mean_z(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch
             m = batch.attention_mask.bool()
             for l in range(model.n_layers):
                 z = grabbed[l].view(*m.shape, model.n_heads, model.d_head)
-                total[l] += z[m].double().sum(0)
+                total[l] += z[m.to(z.device)].double().sum(0).cpu()
             count += int(m.sum())
     finally:
         for h in handles:

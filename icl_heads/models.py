@@ -199,7 +199,14 @@ def read_manifest(model_dir: str | Path) -> dict:
     return json.loads(mf.read_text())
 
 
-def load_hooked(model_dir: str | Path, attn: str = "eager"):
+def default_device() -> str:
+    """ICL_DEVICE if set, else the first GPU when there is one, else the CPU."""
+    import torch
+
+    return os.environ.get("ICL_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
+
+
+def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None = None):
     """Load a materialised model as a HookedLM (the one loader every rule uses)."""
     from .hooked import HookedLM
 
@@ -209,5 +216,6 @@ def load_hooked(model_dir: str | Path, attn: str = "eager"):
     if not path.is_absolute():
         path = model_dir / path
     model, tok = _load_hf(str(path), dtype=man.get("dtype", "float32"), attn=attn)
+    model.to(device or default_device())
     return HookedLM(model, tok, name=man["name"], meta={"source_sha256": man["source_sha256"],
                                                           "source_file": man["source_file"]})
