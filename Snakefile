@@ -14,6 +14,7 @@ include: "rules/resources.smk"
 include: "rules/cache.smk"
 include: "rules/heads.smk"
 include: "rules/tsla.smk"
+include: "rules/fv.smk"
 include: "rules/figures.smk"
 
 

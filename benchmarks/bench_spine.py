@@ -69,6 +69,7 @@ def main():
     ap.add_argument("--dataset", default="sentiment_lexicon")
     ap.add_argument("--n", type=int, default=32)
     ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--fv-prompts", type=int, default=2)
     a = ap.parse_args()
     cfg = load(a.config)
     torch.set_num_threads(2)
@@ -133,6 +134,29 @@ def main():
     print(f"  batched, every condition from scratch               : {n_pe / t_batched:6.1f} prompts/s")
     print(f"  plain loop, one forward pass per prompt              : {n_pe / t_loop:6.1f} prompts/s")
     print(f"  ratio ours / plain loop = {t_loop / t_fast:.2f}x; ours / batched-from-scratch = {t_batched / t_fast:.2f}x")
+
+    # Y2: FV scoring, KV-cache fast path vs one full forward pass per (prompt, head).
+    from icl_heads.fv import fv_scores_fast, fv_scores_reference, mean_head_z
+
+    gen = load_dataset("country_capital", cfg, cfg["data_dir"])
+    clean = build_prompts(gen, model.tokenizer, n_shot=10, n_queries=4, seed=0, balanced=False)
+    corr = build_prompts(gen, model.tokenizer, n_shot=10, n_queries=a.fv_prompts, seed=0, balanced=False,
+                         perturbation="shuffle_labels")
+    means = mean_head_z(model, clean)
+    fast_out = None
+
+    def run_fast():
+        nonlocal fast_out
+        fast_out = fv_scores_fast(model, corr, means, chunk=64)
+
+    t_fv_fast = timed(run_fast, 1)
+    t0 = time.perf_counter()
+    ref_out = fv_scores_reference(model, corr, means)
+    t_fv_ref = time.perf_counter() - t0
+    print(f"Y2 FV scores, {len(corr)} corrupted 10-shot prompts x {L * H} heads:")
+    print(f"  fast (prefix KV cache once, all heads' final steps batched): {t_fv_fast:7.2f} s")
+    print(f"  reference (one full forward pass per prompt and head)      : {t_fv_ref:7.2f} s")
+    print(f"  ratio = {t_fv_ref / t_fv_fast:.1f}x; max |fast - reference| = {(fast_out - ref_out).abs().max():.2e}")
 
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "figures/", "--forceall"],

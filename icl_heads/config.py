@@ -52,6 +52,16 @@ def validate(config: dict, schema_path: str | Path = SCHEMA_PATH) -> dict:
         if d not in config["datasets"]:
             raise ConfigError(f"config key `classification_datasets`: unknown dataset {d!r}; "
                               f"known datasets: {', '.join(sorted(config['datasets']))}")
+    fv = config.get("fv", {})
+    for key in ("scoring_tasks", "eval_tasks"):
+        for d in fv.get(key, []):
+            if d not in config["datasets"]:
+                raise ConfigError(f"config key `fv.{key}`: unknown dataset {d!r}; known datasets: "
+                                  f"{', '.join(sorted(config['datasets']))}")
+    both = sorted(set(fv.get("scoring_tasks", [])) & set(fv.get("eval_tasks", [])))
+    if both:
+        raise ConfigError(f"config keys `fv.scoring_tasks` and `fv.eval_tasks` share {both}; scoring and "
+                          "evaluation tasks must be disjoint")
     return config
 
 

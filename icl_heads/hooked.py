@@ -85,6 +85,16 @@ class HeadPatch:
 
 
 @dataclass
+class RowHeadPatch:
+    """Row r of the batch gets head heads[r] = (layer, head) set to values[r] at `position`
+    (one head per row: every head's patch of one prompt runs as one batch)."""
+
+    heads: Sequence[tuple[int, int]]
+    values: torch.Tensor
+    position: int = -1
+
+
+@dataclass
 class ResidAdd:
     """Add `vector` ([d_model] or [B, d_model]) to resid_pre of `layer` at `positions`
     (negative = counted from the final position, which is the same index in every
@@ -225,7 +235,8 @@ class HookedLM:
             z = args[0]
             ivs = [iv for iv in self._interventions
                    if (isinstance(iv, HeadAblation) and any(h[0] == l for h in iv.heads))
-                   or (isinstance(iv, HeadPatch) and iv.layer == l)]
+                   or (isinstance(iv, HeadPatch) and iv.layer == l)
+                   or (isinstance(iv, RowHeadPatch) and any(h[0] == l for h in iv.heads))]
             if ivs:
                 B, T, _ = z.shape
                 z = z.clone().view(B, T, self.n_heads, self.d_head)
@@ -242,6 +253,10 @@ class HookedLM:
                                 vals = iv.means
                                 v = vals[:, l, k] if vals.dim() == 4 else vals[l, k]
                                 z[:, :, k, :] = (v[:, None, :] if v.dim() == 2 else v).to(z.device, z.dtype)
+                    elif isinstance(iv, RowHeadPatch):
+                        rows = [r for r, (ll, _) in enumerate(iv.heads) if ll == l]
+                        heads = [iv.heads[r][1] for r in rows]
+                        z[rows, iv.position, heads, :] = iv.values[rows].to(z.device, z.dtype)
                     else:
                         v = iv.value.to(z.device, z.dtype)
                         z[:, iv.position, iv.head, :] = v
@@ -335,6 +350,16 @@ class HookedLM:
         if "resid" in want:
             res.resid = torch.stack(cap["resid"], 1).cpu()
         return res
+
+    @torch.no_grad()
+    def step(self, input_ids: torch.Tensor, past_key_values=None, ivs: Sequence = (), use_cache: bool = True):
+        """A raw forward over unpadded rows, optionally continuing a key/value cache; returns
+        (final-position logits on the CPU, the cache)."""
+        dev = self.device
+        with self.interventions(*ivs):
+            kw = {"cache": past_key_values} if past_key_values is not None else {}
+            out = self.model(input_ids=input_ids.to(dev), use_cache=use_cache, logits_to_keep=1, **kw)
+        return out.logits[:, -1, :].float().cpu(), out.get("cache")
 
     def logits_with_grad(self, batch: Batch, ivs: Sequence = ()) -> torch.Tensor:
         """Final-position logits with autograd on (for training vectors / saliency)."""

@@ -60,7 +60,7 @@ def attention_bars(att, title: str, palette: dict | None = None):
                    label=f"{fam} heads")
         ax.set_xticks(x, datasets, rotation=20, ha="right")
         ax.set_title(f"attention from N {name}")
-        ax.set_ylabel("attention weight (sum)")
+        ax.set_ylabel("attention weight (sum), mean ± s.e.m. over heads", fontsize=7)
     axes[0].legend()
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()

@@ -17,7 +17,7 @@ from dataclasses import asdict, dataclass, field
 from .data import TaskData
 from .errors import ConfigError
 
-PERTURBATIONS = ("none", "shuffle_text", "labels_01", "flip_labels")
+PERTURBATIONS = ("none", "shuffle_text", "labels_01", "flip_labels", "shuffle_labels")
 
 
 @dataclass
@@ -105,6 +105,11 @@ def perturb_demos(demos: list[dict], perturbation: str, label_words: list[str] |
         return [dict(d) for d in demos]
     if perturbation not in PERTURBATIONS:
         raise ConfigError(f"perturbation {perturbation!r} is not one of {PERTURBATIONS}")
+    if perturbation == "shuffle_labels":
+        # Todd et al.'s corrupted prompts: the demonstrations' answers permuted among them.
+        outs = [d["output"] for d in demos]
+        rng.shuffle(outs)
+        return [dict(d, output=o) for d, o in zip(demos, outs)]
     if not label_words:
         raise ConfigError(f"perturbation {perturbation!r} needs a classification dataset")
     out = []

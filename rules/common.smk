@@ -17,6 +17,7 @@ wildcard_constraints:
     model="|".join(sorted(map(str, config["models"]))) or "NOMODEL",
     dataset="[A-Za-z0-9_\-]+",
     pset="score|eval|eval_zeroshot|eval_shuffle_text|eval_labels_01|eval_flip_labels",
+    task="[A-Za-z0-9_\-]+",
 
 
 def model_mem_mb(wildcards, attempt=1):
@@ -46,6 +47,8 @@ def all_tables():
     out = []
     for m in MODELS:
         out += [f"results/{m}/tsla/overlap.csv", f"results/{m}/icl/accuracy.csv", f"results/{m}/heads/induction.csv"]
+        if config["fv"]["scoring_tasks"]:
+            out += [f"results/{m}/heads/ih_fv_overlap.csv", f"results/{m}/claims/ih_fv.csv"]
         out += [f"results/{m}/tsla/ih_percentiles.csv", f"results/{m}/tsla/consistency.csv", f"results/{m}/claims/rankings.csv"]
         for d in CLS_DATASETS:
             out += [f"results/{m}/tsla/{kind}/{d}.csv" for kind in ("scores", "ablation", "perturbation", "steering", "geometry")]

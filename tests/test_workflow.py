@@ -53,6 +53,8 @@ def tiny_workdir(tmp_path_factory, test_resources):
     cfg["classification_datasets"] = ["sentiment_lexicon", "country_continent"]
     cfg["prompts"].update(n_score=4, n_eval=6, batch_size=4)
     cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
+    cfg["tsla"].update(threshold_sweep=[3], random_seeds=2)
+    cfg["fv"].update(scoring_tasks=["country_capital", "capitalize"], n_prompts=2, n_shot=4)
     cfg["data_dir"] = str(SHARED_DATA)
     cfg["resources_dir"] = test_resources
     (wd / "config").mkdir()
@@ -80,6 +82,10 @@ def test_tiny_workflow_end_to_end(tiny_workdir):
     assert set(acc.condition) == {"zero-shot", "8-shot"}
     assert (wd / "figures" / "README.md").is_file()
     assert (wd / "figures" / f"F1_layer_distribution__{m}.png").is_file()
+    fv = pd.read_csv(wd / f"results/{m}/heads/fv.csv")
+    assert len(fv) == 270 and fv.n_tasks.eq(2).all()
+    ov = pd.read_csv(wd / f"results/{m}/heads/ih_fv_overlap.csv")
+    assert ov.k.iloc[0] == 6 and 0 <= ov.overlap_pct_of_ih.iloc[0] <= 100  # top 2% of 270 heads
 
     # provenance of one cell, traced back to the model file and the data
     proc = subprocess.run([sys.executable, "-m", "icl_heads.provenance",

@@ -49,6 +49,13 @@ for (name, pct, k), res in runs.items():
     rows += metric_rows({"model": w["model"], "dataset": w["dataset"], "condition": cond, "top_percent": pct,
                          "n_heads_ablated": max(k, 0), "random_seed": rseed, "ablation": mode}, res)
 df = pd.DataFrame(rows)
+# The random condition's mean and spread over seeds, one row per (threshold, metric).
+rnd = df[df.condition == "w/o random"]
+summary = (rnd.groupby(["model", "dataset", "top_percent", "n_heads_ablated", "ablation", "metric"], as_index=False)
+           .agg(value=("value", "mean"), seed_sd=("value", "std"), seed_min=("value", "min"), seed_max=("value", "max"),
+                n_seeds=("value", "size"), n=("n", "first")))
+summary["condition"] = "w/o random (mean over seeds)"
+df = pd.concat([df, summary], ignore_index=True)
 df["random_seed"] = df["random_seed"].astype("Int64")
 df["seed"] = seed
 prov = job.provenance(seed=seed, model=job.model_record(man),

@@ -1,0 +1,43 @@
+rule fv_scores:
+    """Y2 for one scoring task: causal-mediation FV score of every head (KV-cache fast path)."""
+    input:
+        manifest=manifest,
+    output:
+        "results/{model}/heads/fv/{task}.csv",
+    params:
+        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_prompts")},
+        dataset=lambda w: config["datasets"][w.task],
+    log:
+        "logs/fv_scores/{model}/{task}.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=model_mem_mb,
+        gpu=model_gpu,
+        runtime=60,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/fv_scores.py"
+
+
+rule heads_ih_fv:
+    """Y2 (mean over scoring tasks), Y3 (IH / FV overlap) and Y4 (layer positions, Mann-Whitney)."""
+    input:
+        fv=lambda w: [f"results/{w.model}/heads/fv/{t}.csv" for t in config["fv"]["scoring_tasks"]],
+        induction="results/{model}/heads/induction.csv",
+    output:
+        fv="results/{model}/heads/fv.csv",
+        overlap="results/{model}/heads/ih_fv_overlap.csv",
+        layers="results/{model}/heads/ih_fv_layers.csv",
+        claims="results/{model}/claims/ih_fv.csv",
+    params:
+        top_percent=config["fv"]["top_percent"],
+    log:
+        "logs/heads_ih_fv/{model}.log",
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/heads_ih_fv.py"

@@ -1,0 +1,50 @@
+"""FV scores: the KV-cache fast path equals one full forward pass per (prompt, head)."""
+import torch
+
+from icl_heads.fv import fv_scores_fast, fv_scores_reference, mean_head_z
+from icl_heads.hooked import RowHeadPatch, left_pad
+from icl_heads.prompts import Prompt
+
+
+def _prompts(seqs, answers):
+    return [Prompt(index=i, text="", input_ids=s, answer="", answer_token=a) for i, (s, a) in enumerate(zip(seqs, answers))]
+
+
+def test_fast_fv_scores_match_the_reference(tiny_hooked):
+    h = tiny_hooked
+    clean = _prompts([[1, 5, 6, 7, 8, 9], [1, 10, 11, 12, 13], [1, 14, 15, 16]], [5, 6, 7])
+    corrupted = _prompts([[1, 9, 8, 7, 6, 5], [1, 13, 12, 11, 10, 20, 21], [1, 16, 15, 14]], [5, 6, 7])
+    means = mean_head_z(h, clean, batch_size=2) * 5  # scaled so that patches move probabilities visibly
+    fast = fv_scores_fast(h, corrupted, means, chunk=5)  # chunks that split layers
+    ref = fv_scores_reference(h, corrupted, means)
+    assert fast.shape == (3, h.n_layers, h.n_heads)
+    assert ref.abs().max() > 1e-4  # the check is not vacuous
+    torch.testing.assert_close(fast, ref, atol=1e-4, rtol=0)
+
+
+def test_mean_head_z_is_the_mean_over_prompts(tiny_hooked):
+    h = tiny_hooked
+    ps = _prompts([[1, 5, 6], [1, 7, 8, 9]], [0, 0])
+    zs = [h.run(left_pad([p.input_ids], 0), want=("z",)).z[0] for p in ps]
+    torch.testing.assert_close(mean_head_z(h, ps, batch_size=2), (zs[0] + zs[1]) / 2, atol=1e-6, rtol=1e-5)
+
+
+def test_row_head_patch_sets_one_head_per_row(tiny_hooked):
+    h = tiny_hooked
+    ids = torch.tensor([[1, 5, 6, 7]]).expand(3, 4)
+    vals = torch.randn(3, h.d_head)
+    seen = {}
+    hooks = [layer.self_attn.o_proj.register_forward_pre_hook(lambda m, a, l=l: seen.__setitem__(l, a[0].detach()))
+             for l, layer in enumerate(h.layers)]
+    clean = {}
+    h.step(ids, use_cache=False)
+    clean.update(seen)
+    h.step(ids, use_cache=False, ivs=[RowHeadPatch([(0, 1), (0, 2), (2, 3)], vals)])
+    for hk in hooks:
+        hk.remove()
+    z0 = seen[0].view(3, 4, h.n_heads, h.d_head)
+    torch.testing.assert_close(z0[0, -1, 1], vals[0])
+    torch.testing.assert_close(z0[1, -1, 2], vals[1])
+    # row 2 is untouched at layer 0 and patched at layer 2
+    torch.testing.assert_close(z0[2], clean[0].view(3, 4, h.n_heads, h.d_head)[2])
+    torch.testing.assert_close(seen[2].view(3, 4, h.n_heads, h.d_head)[2, -1, 3], vals[2])
