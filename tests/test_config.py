@@ -153,3 +153,14 @@ def test_job_seed_differs_between_coordinates():
         cfgmod.job_seed(cfg),
     }
     assert len(seeds) == 7
+
+
+def test_fv_scoring_and_eval_tasks_must_be_disjoint_and_known():
+    raw = yaml.safe_load(DEFAULT.read_text())
+    raw["fv"]["eval_tasks"] = raw["fv"]["eval_tasks"] + [raw["fv"]["scoring_tasks"][0]]
+    with pytest.raises(ConfigError, match="disjoint"):
+        cfgmod.validate(raw)
+    raw = yaml.safe_load(DEFAULT.read_text())
+    raw["fv"]["scoring_tasks"] = ["no_such_task"]
+    with pytest.raises(ConfigError, match="fv.scoring_tasks.*no_such_task"):
+        cfgmod.validate(raw)

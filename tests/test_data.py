@@ -72,8 +72,26 @@ PAPER_LABEL_WORDS = {
 }
 
 
+# Todd et al. task files in paper.yaml: (train, val) sizes from shared/data/README.md
+PAPER_FV_TASKS = {"antonym": (1678, 720), "capitalize": (569, 244), "country-capital": (137, 60),
+                  "english-french": (3288, 1410), "present-past": (205, 88), "singular-plural": (143, 62),
+                  "person-occupation": (574, 247), "landmark-country": (585, 251), "choose_first_of_5": (700, 300),
+                  "synonym": (2015, 865)}
+
+
 def test_paper_config_lists_exactly_the_expected_datasets(paper_cfg):
-    assert set(paper_cfg["datasets"]) == set(PAPER_LABEL_WORDS)
+    assert set(paper_cfg["classification_datasets"]) == set(PAPER_LABEL_WORDS)
+    assert set(paper_cfg["datasets"]) == set(PAPER_LABEL_WORDS) | set(PAPER_FV_TASKS)
+    fv = paper_cfg["fv"]
+    assert set(fv["scoring_tasks"]) | set(fv["eval_tasks"]) == set(PAPER_FV_TASKS)
+    assert not set(fv["scoring_tasks"]) & set(fv["eval_tasks"])
+
+
+@pytest.mark.parametrize("name", sorted(PAPER_FV_TASKS))
+def test_paper_fv_task_files_load_with_readme_sizes(name, paper_cfg, shared_data):
+    task = load_dataset(name, paper_cfg, data_dir=shared_data)
+    assert task.kind == "generation"
+    assert (len(task.split("train")), len(task.split("test"))) == PAPER_FV_TASKS[name]
 
 
 @pytest.mark.parametrize("name", sorted(PAPER_EXPECTED))
