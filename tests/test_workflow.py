@@ -148,6 +148,7 @@ def test_tsla_ablation_and_steering_on_sst2_from_the_shared_data(tmp_path, test_
     cfg["prompts"].update(n_score=4, n_eval=6, batch_size=6)
     cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
     cfg["tsla"].update(threshold_sweep=[3], random_seeds=1)
+    cfg["fv"].update(scoring_tasks=[], eval_tasks=[])
     cfg["data_dir"] = str(SHARED_DATA)
     cfg["resources_dir"] = test_resources
     (tmp_path / "config").mkdir()
