@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import torch
 from tqdm import tqdm
 
+from .cache import accuracy_and_tr_ratio
 from .hooked import HeadAblation, HookedLM, ResidAdd, left_pad
 from .prompts import Prompt
 
@@ -21,23 +22,23 @@ class EvalResult:
     argmax: torch.Tensor    # [B]
 
 
-def evaluate(model: HookedLM, prompts: list[Prompt], label_tokens, ivs=(), batch_size: int = 8,
-             progress: bool = False, desc: str = "eval", per_batch_ivs=None) -> EvalResult:
-    """Full-vocabulary argmax at N for every prompt under the interventions `ivs`.
+def _result(argmax: torch.Tensor, prompts: list[Prompt], labs: torch.Tensor) -> EvalResult:
+    correct, in_set = accuracy_and_tr_ratio(argmax, torch.tensor([p.answer_token for p in prompts]), labs)
+    return EvalResult(correct, in_set, argmax)
 
-    `per_batch_ivs(idx) -> list` builds interventions that depend on the rows (e.g.
-    per-prompt steering vectors)."""
+
+def evaluate(model: HookedLM, prompts: list[Prompt], label_tokens, ivs=(), batch_size: int = 8,
+             progress: bool = False, desc: str = "eval") -> EvalResult:
+    """Full-vocabulary argmax at N for every prompt under the interventions `ivs`."""
     labs = torch.as_tensor(list(label_tokens), dtype=torch.long)
     order = sorted(range(len(prompts)), key=lambda i: len(prompts[i].input_ids))
     arg = torch.empty(len(prompts), dtype=torch.long)
     for s in tqdm(range(0, len(order), batch_size), desc=desc, file=sys.stderr, disable=not progress, unit="batch"):
         idx = order[s:s + batch_size]
         batch = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
-        extra = per_batch_ivs(idx) if per_batch_ivs else []
-        out = model.run(batch, want=("logits",), ivs=list(ivs) + list(extra))
+        out = model.run(batch, want=("logits",), ivs=list(ivs))
         arg[torch.tensor(idx)] = out.logits.argmax(-1)
-    answers = torch.tensor([p.answer_token for p in prompts])
-    return EvalResult((arg == answers).float(), torch.isin(arg, labs).float(), arg)
+    return _result(arg, prompts, labs)
 
 
 class _Replay(torch.nn.Module):
@@ -103,8 +104,7 @@ def evaluate_conditions(model: HookedLM, prompts: list[Prompt], label_tokens, co
                 for l in range(first):
                     base.layers[l] = originals[l]
             args[name][rows] = out.logits.argmax(-1)
-    answers = torch.tensor([p.answer_token for p in prompts])
-    return {name: EvalResult((a == answers).float(), torch.isin(a, labs).float(), a) for name, a in args.items()}
+    return {name: _result(a, prompts, labs) for name, a in args.items()}
 
 
 def random_heads(n_layers: int, n_heads: int, k: int, seed: int, exclude=()) -> list[tuple[int, int]]:

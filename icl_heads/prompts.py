@@ -228,3 +228,13 @@ def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = 
             if p.answer_token not in label_ids:
                 raise ConfigError(f"answer token of {p.answer!r} is not in the label token set of {task.name}")
     return prompts
+
+
+def read_prompt_set(path) -> tuple[list[Prompt], dict]:
+    """Prompts and metadata of a prompt-set JSON written by the prompts rule."""
+    import json
+    from pathlib import Path
+
+    payload = json.loads(Path(path).read_text())
+    return [Prompt(**{k: v for k, v in p.items() if k != "final"}) for p in payload["prompts"]], payload
+

@@ -9,13 +9,12 @@ import torch
 from icl_heads.cache import build_cache
 from icl_heads.io import save_tensors
 from icl_heads.models import load_hooked
-from icl_heads.prompts import Prompt
+from icl_heads.prompts import read_prompt_set
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 man_path = Path(smk.input.manifest)
-payload = json.loads(Path(smk.input.prompts).read_text())
-prompts = [Prompt(**{k: v for k, v in p.items() if k != "final"}) for p in payload["prompts"]]
+prompts, payload = read_prompt_set(smk.input.prompts)
 model = load_hooked(man_path.parent)
 prov_in = json.loads(Path(str(smk.input.prompts) + ".prov.json").read_text())
 torch.manual_seed(prov_in.get("seed") or 0)

@@ -1,16 +1,6 @@
 """Helpers shared by the TSLA intervention scripts (T5, T6, T7)."""
 from __future__ import annotations
 
-import json
-from pathlib import Path
-
-from icl_heads.prompts import Prompt
-
-
-def read_prompts(path) -> tuple[list[Prompt], dict]:
-    payload = json.loads(Path(path).read_text())
-    prompts = [Prompt(**{k: v for k, v in p.items() if k != "final"}) for p in payload["prompts"]]
-    return prompts, payload
 
 
 def metric_rows(base: dict, res, label: str = "accuracy") -> list[dict]:

@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pandas as pd
 
-from common_tsla import metric_rows, read_prompts
+from common_tsla import metric_rows
+from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
-from icl_heads.interventions import EvalResult, ablation, evaluate_conditions
+from icl_heads.interventions import EvalResult, ablation, evaluate_conditions, mean_z
 from icl_heads.io import load_tensors, write_csv
 from icl_heads.models import load_hooked
 from icl_heads.stats import paired_bootstrap
@@ -20,12 +21,7 @@ scores = pd.read_csv(smk.input.scores)
 man = Path(smk.input.manifest)
 model = load_hooked(man.parent, attn="sdpa")
 pct, mode = cfg["top_percent"], cfg["ablation"]
-if mode == "mean":
-    from icl_heads.interventions import mean_z
-
-    means = mean_z(model, read_prompts(smk.input.score_prompts)[0])
-else:
-    means = None
+means = mean_z(model, read_prompts(smk.input.score_prompts)[0]) if mode == "mean" else None
 heads = {"w/o TR": top_heads(scores, "tr", pct), "w/o TL": top_heads(scores, "tl", pct)}
 bs = job.config["prompts"]["batch_size"]
 
@@ -57,20 +53,19 @@ def deltas(pert, cond, attr):
     return (getattr(runs[pert][cond], attr) - getattr(runs[pert]["clean"], attr)).numpy()
 
 
-crow = []
 n = len(runs["none"]["clean"].correct)
-if "shuffle_text" in runs:
-    v, lo, hi = paired_bootstrap({"p": deltas("shuffle_text", "w/o TL", "correct"), "c": deltas("none", "w/o TL", "correct")},
+T6_CLAIMS = [  # (perturbation, ablated set, measure, claim, metric, paper)
+    ("shuffle_text", "w/o TL", "correct", "After shuffling the demonstration text, ablating TL heads matters less",
+     "acc drop w/o TL: shuffled minus clean", "TL ablation matters little"),
+    ("labels_01", "w/o TR", "in_set", "After replacing labels by 0/1, the original TR heads matter less",
+     "TR-ratio drop w/o TR: 0/1 labels minus clean", "TR ablation matters less"),
+]
+crow = []
+for pert, cond, attr, claim, metric, ref in T6_CLAIMS:
+    if pert not in runs:
+        continue
+    v, lo, hi = paired_bootstrap({"p": deltas(pert, cond, attr), "c": deltas("none", cond, attr)},
                                  lambda m: m["p"] - m["c"])
-    crow.append(claims.row(artifact="T6", claim="After shuffling the demonstration text, ablating TL heads matters less",
-                           model=w["model"], dataset=w["dataset"], metric="acc drop w/o TL: shuffled minus clean",
-                           value=v, ci=(lo, hi), direction="positive", paper_value="TL ablation matters little",
-                           n=n, rule=job.rule))
-if "labels_01" in runs:
-    v, lo, hi = paired_bootstrap({"p": deltas("labels_01", "w/o TR", "in_set"), "c": deltas("none", "w/o TR", "in_set")},
-                                 lambda m: m["p"] - m["c"])
-    crow.append(claims.row(artifact="T6", claim="After replacing labels by 0/1, the original TR heads matter less",
-                           model=w["model"], dataset=w["dataset"], metric="TR-ratio drop w/o TR: 0/1 labels minus clean",
-                           value=v, ci=(lo, hi), direction="positive", paper_value="TR ablation matters less",
-                           n=n, rule=job.rule))
+    crow.append(claims.row(artifact="T6", claim=claim, model=w["model"], dataset=w["dataset"], metric=metric,
+                           value=v, ci=(lo, hi), direction="positive", paper_value=ref, n=n, rule=job.rule))
 write_csv(pd.DataFrame(crow, columns=claims.COLUMNS), smk.output.claims, prov)

@@ -6,7 +6,8 @@ from pathlib import Path
 import pandas as pd
 import torch
 
-from common_tsla import metric_rows, read_prompts
+from common_tsla import metric_rows
+from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
 from icl_heads.cache import accuracy_and_tr_ratio
 from icl_heads.config import job_seed
