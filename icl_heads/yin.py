@@ -1,0 +1,170 @@
+"""Yin & Steinhardt (Paper C) experiments beyond scoring: ablation curves (Y5, Y8),
+token-loss difference (Y6) and FV add-back (Y7).
+
+Head sets at k% of heads, for a pair of score matrices (induction, FV):
+  IH / FV          the top k% by that score;
+  IH_excl / FV_excl  the top k% by that score among heads *outside* the other score's
+                   top `exclude_percent`% set (Yin & Steinhardt: 2%);
+  random           k% drawn uniformly, one set per seed.
+Ablation types: "mean" (z := the head's mean z over every token of the task's prompts),
+"zero" (z := 0) and "replace" (z := the head's z at one token drawn at random from the
+reference prompts, one draw per head and condition, the same for every position)."""
+from __future__ import annotations
+
+import random
+import sys
+
+import torch
+from tqdm import tqdm
+
+from .hooked import HeadAblation, HookedLM, ResidAdd, left_pad
+from .prompts import Prompt
+from .scores import top_set
+
+
+def n_of_percent(n_heads: int, percent: float) -> int:
+    return max(1, int(round(n_heads * percent / 100.0)))
+
+
+def ranked(scores: torch.Tensor, exclude=()) -> list[tuple[int, int]]:
+    """Heads by decreasing score (ties by index), leaving out `exclude`."""
+    L, H = scores.shape
+    ex = set(map(tuple, exclude))
+    order = sorted(((l, h) for l in range(L) for h in range(H)), key=lambda x: (-float(scores[x]), x))
+    return [x for x in order if x not in ex]
+
+
+def head_sets(ih: torch.Tensor, fv: torch.Tensor, percents, seeds, exclude_percent: float = 2.0,
+              seed_base: int = 0) -> list[dict]:
+    """Every (family, percent, seed) head set of the Y5 curves."""
+    L, H = ih.shape
+    n = L * H
+    ih_top, fv_top = top_set(ih, exclude_percent), top_set(fv, exclude_percent)
+    out = []
+    for p in percents:
+        k = n_of_percent(n, p)
+        out.append({"family": "IH", "percent": p, "seed": None, "heads": ranked(ih)[:k]})
+        out.append({"family": "FV", "percent": p, "seed": None, "heads": ranked(fv)[:k]})
+        out.append({"family": "IH_excl", "percent": p, "seed": None, "heads": ranked(ih, exclude=fv_top)[:k]})
+        out.append({"family": "FV_excl", "percent": p, "seed": None, "heads": ranked(fv, exclude=ih_top)[:k]})
+        for s in seeds:
+            pool = [(l, h) for l in range(L) for h in range(H)]
+            heads = sorted(random.Random(f"{seed_base}/{p}/{s}").sample(pool, k))
+            out.append({"family": "random", "percent": p, "seed": s, "heads": heads})
+    for d in out:
+        d["heads"] = sorted(d["heads"])
+        d["k"] = len(d["heads"])
+    return out
+
+
+def token_z_sample(model: HookedLM, prompts: list[list[int]], n_draws: int, seed: int,
+                   batch_size: int = 8) -> torch.Tensor:
+    """`n_draws` independent samples of every head's z, each at one (prompt, token) drawn
+    uniformly from the real tokens of `prompts`: [n_draws, L, H, d_head]."""
+    rng = random.Random(seed)
+    lengths = [len(p) for p in prompts]
+    picks = [(rng.randrange(len(prompts)), None) for _ in range(n_draws)]
+    picks = [(i, rng.randrange(lengths[i])) for i, _ in picks]
+    out = torch.zeros(n_draws, model.n_layers, model.n_heads, model.d_head)
+    grabbed = {}
+
+    def grab(l):
+        def f(module, args):
+            grabbed[l] = args[0].detach()
+        return f
+
+    handles = [layer.self_attn.o_proj.register_forward_pre_hook(grab(l)) for l, layer in enumerate(model.layers)]
+    try:
+        need = sorted({i for i, _ in picks})
+        for s in range(0, len(need), batch_size):
+            idx = need[s:s + batch_size]
+            batch = left_pad([prompts[i] for i in idx], model.pad_id)
+            model.run(batch, want=("logits",))
+            W = batch.input_ids.shape[1]
+            for row, i in enumerate(idx):
+                for d, (pi, t) in enumerate(picks):
+                    if pi != i:
+                        continue
+                    col = W - lengths[i] + t
+                    for l in range(model.n_layers):
+                        out[d, l] = grabbed[l][row, col].view(model.n_heads, model.d_head).float().cpu()
+    finally:
+        for h in handles:
+            h.remove()
+    return out
+
+
+def ablation_for(heads, mode: str, means: torch.Tensor | None = None, replacement: torch.Tensor | None = None):
+    if mode == "mean":
+        return HeadAblation(heads, mode="mean", means=means)
+    if mode == "zero":
+        return HeadAblation(heads, mode="zero")
+    if mode == "replace":
+        return HeadAblation(heads, mode="replace", means=replacement)
+    raise ValueError(f"unknown ablation type {mode!r}: use mean, zero or replace")
+
+
+def condition_name(mode: str, s: dict) -> str:
+    tail = f"/seed{s['seed']}" if s["seed"] is not None else ""
+    return f"{mode}/{s['family']}/{s['percent']:g}{tail}"
+
+
+# ------------------------------------------------------------------ Y6 token loss
+@torch.no_grad()
+def token_losses(model: HookedLM, docs: torch.Tensor, positions, ivs=(), batch_size: int = 4) -> torch.Tensor:
+    """Cross-entropy of token t of each document given tokens < t, at each t in `positions`:
+    [N, len(positions)]. `docs` is [N, T] (equal lengths, no padding; T > max(positions))."""
+    positions = list(positions)
+    keep = torch.tensor([t - 1 for t in positions])
+    dev = model.device
+    out = []
+    for s in range(0, docs.shape[0], batch_size):
+        ids = docs[s:s + batch_size]
+        with model.interventions(*ivs):
+            logits = model.model(input_ids=ids.to(dev), use_cache=False, logits_to_keep=keep.to(dev)).logits
+        logp = torch.log_softmax(logits.float(), -1).cpu()
+        target = ids[:, positions]
+        out.append(-logp.gather(-1, target[..., None])[..., 0])
+    return torch.cat(out)
+
+
+def long_documents(tokenizer, texts: list[str], length: int, n_docs: int | None = None) -> torch.Tensor:
+    """The first `length` tokens (BOS included where the tokenizer adds one) of every text
+    long enough; [N, length]."""
+    docs = []
+    for t in texts:
+        ids = tokenizer(t)["input_ids"]
+        if len(ids) >= length:
+            docs.append(ids[:length])
+        if n_docs is not None and len(docs) >= n_docs:
+            break
+    if not docs:
+        return torch.zeros(0, length, dtype=torch.long)
+    return torch.tensor(docs, dtype=torch.long)
+
+
+# ------------------------------------------------------------------ Y7 add-back
+@torch.no_grad()
+def mean_head_outputs(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
+    """Every head's output at N in residual space, averaged over prompts: [L, H, d_model]."""
+    total, n = None, 0
+    for s in range(0, len(prompts), batch_size):
+        ps = prompts[s:s + batch_size]
+        h = model.run(left_pad([p.input_ids for p in ps], model.pad_id), want=("heads",)).head_out.double()
+        total = h.sum(0) if total is None else total + h.sum(0)
+        n += len(ps)
+    return (total / n).float()
+
+
+def function_vector(head_means: torch.Tensor, heads) -> torch.Tensor:
+    """Todd et al.'s function vector: the sum of the heads' mean outputs."""
+    return torch.stack([head_means[l, h] for l, h in heads]).sum(0)
+
+
+def add_back(layer: int, vector: torch.Tensor) -> ResidAdd:
+    """Add `vector` to the input of block `layer` at the final position only."""
+    return ResidAdd(layer, vector, positions=(-1,))
+
+
+def progress(it, desc, enabled=True):
+    return tqdm(it, desc=desc, file=sys.stderr, disable=not enabled)

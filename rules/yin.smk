@@ -1,0 +1,162 @@
+# Paper C beyond scoring: ablation curves (Y5, Y8), token-loss difference (Y6), FV add-back
+# (Y7) and training dynamics (Y9). Scoring (Y1-Y4) is in rules/heads.smk and rules/fv.smk.
+
+
+rule yin_ablation:
+    """Y5 / Y8 for one evaluation task: 10-shot accuracy per query with the top k% IH, FV,
+    exclusion and random heads ablated (mean, zero, random replacement)."""
+    input:
+        manifest=manifest,
+        heads="results/{model}/heads/fv.csv",
+    output:
+        "results/{model}/yin/ablation/{task}.csv",
+    params:
+        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "top_percent", "ablation")},
+        dataset=lambda w: config["datasets"][w.task],
+    log:
+        "logs/yin_ablation/{model}/{task}.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=model_mem_mb,
+        gpu=model_gpu,
+        runtime=120,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/yin_ablation.py"
+
+
+rule yin_addback:
+    """Y7 for one evaluation task: the function vector added at layer L/3 of shuffled-label
+    and zero-shot prompts, against clean accuracy and random-heads vectors."""
+    input:
+        manifest=manifest,
+        heads="results/{model}/heads/fv.csv",
+    output:
+        "results/{model}/yin/addback/{task}.csv",
+    params:
+        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "n_prompts", "top_percent", "addback_layer")},
+        random_seeds=config["fv"]["ablation"]["random_seeds"],
+        dataset=lambda w: config["datasets"][w.task],
+    log:
+        "logs/yin_addback/{model}/{task}.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=model_mem_mb,
+        gpu=model_gpu,
+        runtime=60,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/yin_addback.py"
+
+
+rule yin_token_loss:
+    """Y6: token-loss difference (loss at token 50 - loss at token 500) of long documents with
+    the Y5 head sets mean-ablated."""
+    input:
+        manifest=manifest,
+        heads="results/{model}/heads/fv.csv",
+    output:
+        table="results/{model}/yin/token_loss.csv",
+        claims="results/{model}/claims/yin_token_loss.csv",
+    params:
+        token_loss=config["fv"]["token_loss"],
+        percents=config["fv"]["ablation"]["percents"],
+        random_seeds=config["fv"]["ablation"]["random_seeds"],
+        dataset=lambda w: config["datasets"][config["fv"]["token_loss"]["dataset"]],
+    log:
+        "logs/yin_token_loss/{model}.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=model_mem_mb,
+        gpu=model_gpu,
+        runtime=120,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/yin_token_loss.py"
+
+
+rule yin_summary:
+    """Y5 / Y8 curves and Y7 accuracies over the evaluation tasks, with their claims rows."""
+    input:
+        per_task=lambda w: [f"results/{w.model}/yin/ablation/{t}.csv" for t in config["fv"]["eval_tasks"]],
+        addback=lambda w: [f"results/{w.model}/yin/addback/{t}.csv" for t in config["fv"]["eval_tasks"]],
+    output:
+        curves="results/{model}/yin/ablation_curves.csv",
+        addback="results/{model}/yin/addback.csv",
+        claims="results/{model}/claims/yin_ablation.csv",
+    log:
+        "logs/yin_summary/{model}.log",
+    resources:
+        mem_mb=1024,
+        runtime=10,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/yin_summary.py"
+
+
+rule plot_yin:
+    """Figures Y5 (mean-ablation curves), Y6 (token-loss difference), Y7 (add-back), Y8 (ablation types)."""
+    input:
+        curves="results/{model}/yin/ablation_curves.csv",
+        addback="results/{model}/yin/addback.csv",
+        token_loss="results/{model}/yin/token_loss.csv",
+    output:
+        y5=figure_paths("Y5_ablation_curves"),
+        y6=figure_paths("Y6_token_loss"),
+        y7=figure_paths("Y7_addback"),
+        y8=figure_paths("Y8_ablation_types"),
+    params:
+        palette=config["plots"]["palette"],
+    log:
+        "logs/plot_yin/{model}.log",
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/plot_yin.py"
+
+
+rule yin_dynamics:
+    """Y9: induction (Y1) and FV (Y2) scores of every head at each training checkpoint."""
+    input:
+        heads=lambda w: [f"results/{ck}/heads/fv.csv" for ck in checkpoint_models(config, w.model)],
+    output:
+        summary="results/{model}/yin/dynamics.csv",
+        heads="results/{model}/yin/dynamics_heads.csv",
+    params:
+        steps=lambda w: {ck: config["models"][ck]["step"] for ck in checkpoint_models(config, w.model)},
+        top_percent=config["fv"]["top_percent"],
+    log:
+        "logs/yin_dynamics/{model}.log",
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/yin_dynamics.py"
+
+
+rule plot_yin_dynamics:
+    """Figure Y9: the top heads' induction and FV scores over training."""
+    input:
+        summary="results/{model}/yin/dynamics.csv",
+    output:
+        figure_paths("Y9_training_dynamics"),
+    params:
+        palette=config["plots"]["palette"],
+    log:
+        "logs/plot_yin_dynamics/{model}.log",
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/plot_yin_dynamics.py"

@@ -1,0 +1,22 @@
+"""Rule plot_yin: figures Y5 (mean-ablation curves), Y6 (token-loss difference), Y7 (FV
+add-back) and Y8 (the curves under each ablation type)."""
+from common import Job  # noqa: I001
+import pandas as pd
+
+from icl_heads.io import save_figure
+from icl_heads.plotting import ablation_curves, addback_bars, token_loss_bars
+
+job = Job(snakemake)  # noqa: F821
+smk = snakemake  # noqa: F821
+m, pal = job.wildcards["model"], job.params["palette"]
+prov = job.provenance(config_keys=["plots"])
+curves = pd.read_csv(smk.input.curves)
+save_figure(ablation_curves(curves, ["mean"], f"{m}: 10-shot accuracy with heads mean-ablated (Y5)", pal),
+            list(smk.output.y5), prov)
+modes = [x for x in ("mean", "zero", "replace") if x in set(curves.ablation)]
+save_figure(ablation_curves(curves, modes, f"{m}: the Y5 curves under each ablation type (Y8)", pal),
+            list(smk.output.y8), prov)
+tl = pd.read_csv(smk.input.token_loss)
+save_figure(token_loss_bars(tl, f"{m}: token-loss difference on {tl.dataset.iloc[0]} (Y6)", pal), list(smk.output.y6), prov)
+save_figure(addback_bars(pd.read_csv(smk.input.addback), f"{m}: function vector added at layer L/3 (Y7)", pal),
+            list(smk.output.y7), prov)
