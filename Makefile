@@ -4,7 +4,7 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CORES ?= all
 
-.PHONY: run test dry-run bench clean-results
+.PHONY: run test dry-run bench clean-results report
 
 $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -18,6 +18,10 @@ run: $(VENV)/.installed  ## the default workflow: every table and figure of conf
 
 test: $(VENV)/.installed  ## the test suite (CI runs exactly this)
 	$(BIN)/python -m pytest -q -rs tests
+
+report: $(VENV)/.installed  ## report.html: every figure with its caption and provenance (builds what is missing first)
+	$(BIN)/snakemake --cores $(CORES)
+	$(BIN)/snakemake --report report.html
 
 dry-run: $(VENV)/.installed
 	$(BIN)/snakemake -n --cores $(CORES) figures/

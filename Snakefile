@@ -9,12 +9,19 @@ min_version("9.0")
 configfile: "config/config.yaml"
 
 
+report: "report/workflow.rst"
+
+
 include: "rules/common.smk"
+include: "rules/report.smk"
 include: "rules/resources.smk"
 include: "rules/cache.smk"
 include: "rules/heads.smk"
 include: "rules/tsla.smk"
 include: "rules/fv.smk"
+include: "rules/yin.smk"
+include: "rules/synthesis.smk"
+include: "rules/ltv.smk"
 include: "rules/figures.smk"
 
 

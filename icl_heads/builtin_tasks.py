@@ -550,6 +550,55 @@ BUILTIN_TASKS: dict[str, dict] = {
     },
 }
 
+# ---------------------------------------------------------------------------
+# Paper B (LTV) composition, L7: masculine -> feminine (English), and the composed
+# task English masculine -> French feminine. Pairs filtered by hand from the
+# gn_glove / debiaswe lists: single words, unambiguous feminine forms.
+# ---------------------------------------------------------------------------
+_MASCULINE_FEMININE = [
+    ("actor", "actress"), ("king", "queen"), ("prince", "princess"), ("father", "mother"),
+    ("brother", "sister"), ("son", "daughter"), ("uncle", "aunt"), ("nephew", "niece"),
+    ("husband", "wife"), ("boy", "girl"), ("man", "woman"), ("gentleman", "lady"),
+    ("grandfather", "grandmother"), ("grandson", "granddaughter"), ("emperor", "empress"),
+    ("duke", "duchess"), ("god", "goddess"), ("host", "hostess"), ("hero", "heroine"),
+    ("waiter", "waitress"), ("steward", "stewardess"), ("monk", "nun"), ("bull", "cow"),
+    ("stallion", "mare"), ("rooster", "hen"), ("lion", "lioness"), ("tiger", "tigress"),
+    ("groom", "bride"), ("widower", "widow"), ("sir", "madam"), ("dad", "mom"),
+    ("count", "countess"), ("baron", "baroness"), ("wizard", "witch"),
+    ("headmaster", "headmistress"), ("policeman", "policewoman"), ("businessman", "businesswoman"),
+    ("chairman", "chairwoman"), ("spokesman", "spokeswoman"), ("salesman", "saleswoman"),
+    ("schoolboy", "schoolgirl"), ("boyfriend", "girlfriend"), ("landlord", "landlady"),
+    ("grandpa", "grandma"), ("he", "she"), ("him", "her"),
+]
+
+_ENGLISH_FRENCH_FEMININE = [
+    ("king", "reine"), ("prince", "princesse"), ("father", "mère"), ("brother", "sœur"),
+    ("son", "fille"), ("uncle", "tante"), ("nephew", "nièce"), ("husband", "femme"),
+    ("grandfather", "grand-mère"), ("emperor", "impératrice"), ("duke", "duchesse"),
+    ("god", "déesse"), ("host", "hôtesse"), ("hero", "héroïne"), ("waiter", "serveuse"),
+    ("actor", "actrice"), ("lion", "lionne"), ("tiger", "tigresse"), ("widower", "veuve"),
+    ("count", "comtesse"), ("baron", "baronne"), ("wizard", "sorcière"), ("friend", "amie"),
+    ("cousin", "cousine"), ("student", "étudiante"), ("singer", "chanteuse"), ("dancer", "danseuse"),
+    ("neighbor", "voisine"), ("lawyer", "avocate"), ("baker", "boulangère"), ("farmer", "fermière"),
+    ("cat", "chatte"), ("dog", "chienne"), ("bull", "vache"), ("rooster", "poule"),
+    ("boy", "fille"), ("man", "femme"), ("horse", "jument"), ("teacher", "enseignante"), ("director", "directrice"),
+]
+
+BUILTIN_TASKS["masculine_feminine"] = {
+    "kind": "generation",
+    "description": "Give the feminine counterpart of an English masculine noun.",
+    "template": {"query": _GEN_QUERY, "separator": "\n\n"},
+    "label_words": None,
+    "examples": _pairs(_MASCULINE_FEMININE),
+}
+BUILTIN_TASKS["english_french_feminine"] = {
+    "kind": "generation",
+    "description": "Translate an English masculine noun into the French feminine counterpart (English->French composed with masculine->feminine).",
+    "template": {"query": _GEN_QUERY, "separator": "\n\n"},
+    "label_words": None,
+    "examples": _pairs(_ENGLISH_FRENCH_FEMININE),
+}
+
 BUILTIN_TASK_NAMES: list[str] = sorted(BUILTIN_TASKS)
 
 

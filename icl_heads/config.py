@@ -45,6 +45,7 @@ def validate(config: dict, schema_path: str | Path = SCHEMA_PATH) -> dict:
                 desc = e.schema.get("description", "") if isinstance(e.schema, dict) else ""
                 lines.append(f"config key `{_key(e.absolute_path)}`: {e.message}" + (f" — {desc}" if desc else ""))
         raise ConfigError("invalid configuration:\n  " + "\n  ".join(lines))
+    expand_checkpoints(config)
     for m in config["run_models"]:
         if m not in config["models"]:
             raise ConfigError(f"config key `run_models`: unknown model {m!r}; known models: {', '.join(sorted(config['models']))}")
@@ -63,6 +64,35 @@ def validate(config: dict, schema_path: str | Path = SCHEMA_PATH) -> dict:
         raise ConfigError(f"config keys `fv.scoring_tasks` and `fv.eval_tasks` share {both}; scoring and "
                           "evaluation tasks must be disjoint")
     return config
+
+
+CKPT_SEP = "--"
+
+
+def expand_checkpoints(config: dict) -> dict:
+    """Y9: each checkpoint of a model entry becomes a model of its own, `<model>--<name>`,
+    loaded from its local directory or from the parent's hub repo at its revision."""
+    models = config["models"]
+    for name, entry in list(models.items()):
+        for ck in entry.get("checkpoints") or []:
+            child = {k: v for k, v in entry.items() if k not in ("checkpoints", "path", "revision", "sha256",
+                                                                   "package", "version", "file")}
+            if ck.get("path"):
+                child.update(source="local", path=ck["path"])
+            elif ck.get("revision") and entry.get("repo_id"):
+                child.update(source="hub", revision=ck["revision"])
+            else:
+                raise ConfigError(f"config key `models.{name}.checkpoints` entry {ck.get('name')!r} needs a `path` "
+                                  "(local directory) or a `revision` (with the model's repo_id)")
+            child.update(checkpoint_of=name, step=ck["step"])
+            models[f"{name}{CKPT_SEP}{ck['name']}"] = child
+    return config
+
+
+def checkpoint_models(config: dict, model: str) -> list[str]:
+    """The expanded checkpoint models of `model`, by training step."""
+    kids = [(e["step"], n) for n, e in config["models"].items() if e.get("checkpoint_of") == model]
+    return [n for _, n in sorted(kids)]
 
 
 def load(path: str | Path, overrides: dict | None = None) -> dict:

@@ -236,9 +236,11 @@ def load_dataset(name: str, config: dict, data_dir: str | Path | None = None) ->
     kind = entry.get("kind")
     if src == "builtin":
         from .builtin_tasks import builtin_task
+        from .builtin_texts import BUILTIN_TEXTS, builtin_text
 
         try:
-            task = builtin_task(entry.get("task", name))
+            bname = entry.get("task", name)
+            task = builtin_text(bname) if bname in BUILTIN_TEXTS else builtin_task(bname)
         except KeyError as e:
             raise ConfigError(f"datasets.{name}.task: {e.args[0]}") from e
         rows = task["examples"]

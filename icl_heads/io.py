@@ -81,12 +81,13 @@ def load_tensors(path) -> tuple[dict, dict]:
     return out, parsed
 
 
-def save_figure(fig, paths, prov: Provenance | None = None, extra: dict | None = None):
-    """Save one matplotlib figure to every path (PDF, PNG, ...) atomically."""
+def save_figure(fig, paths, prov: Provenance | None = None, extra: dict | None = None, dpi: int = 200):
+    """Save one matplotlib figure to every path (PDF, PNG, ...) atomically; `dpi` sets the
+    resolution of raster formats (config plots.dpi, passed by the plotting rules as a param)."""
     import matplotlib.pyplot as plt
 
     for p in paths:
         with atomic_path(p, prov, extra) as tmp:
-            fig.savefig(tmp, format=Path(p).suffix.lstrip("."), bbox_inches="tight", dpi=200,
+            fig.savefig(tmp, format=Path(p).suffix.lstrip("."), bbox_inches="tight", dpi=dpi,
                         metadata={"Creator": "icl_heads"} if str(p).endswith(".pdf") else None)
     plt.close(fig)

@@ -99,3 +99,193 @@ def threshold_sweep(abl, steer, title: str, palette: dict | None = None):
     fig.suptitle(title, fontsize=10)
     fig.tight_layout()
     return fig
+
+
+def ablation_curves(curves, modes, title: str, palette: dict | None = None):
+    """Y5 / Y8: accuracy against the share of heads ablated; one row of panels per ablation
+    type, direct sets on the left and exclusion sets on the right, random (mean over seeds,
+    ± sd) and clean in both."""
+    style()
+    palette = {**DEFAULT_PALETTE, **(palette or {})}
+    modes = list(modes)
+    fig, axes = plt.subplots(len(modes), 2, figsize=(7.0, 2.5 * len(modes)), squeeze=False, sharey=True)
+    clean = curves[curves.family == "clean"]["accuracy"].mean()
+    for r, mode in enumerate(modes):
+        d = curves[curves.ablation == mode]
+        for c, (fams, name) in enumerate(((("IH", "FV"), "direct"), (("IH_excl", "FV_excl"), "with exclusion"))):
+            ax = axes[r][c]
+            for fam in fams + ("random",):
+                sub = d[d.family == fam].sort_values("percent")
+                if sub.empty:
+                    continue
+                col = palette["random" if fam == "random" else fam.split("_")[0].lower()]
+                ax.plot(sub.percent, sub.accuracy, marker="o", ms=3, color=col, ls="--" if "excl" in fam else "-",
+                        label=fam.replace("_excl", " (excl.)"))
+                if fam == "random" and sub.seed_sd.notna().any():
+                    ax.fill_between(sub.percent, sub.accuracy - sub.seed_sd.fillna(0), sub.accuracy + sub.seed_sd.fillna(0),
+                                    color=col, alpha=0.2, lw=0)
+            ax.axhline(clean, color="k", lw=0.8, ls=":", label="clean")
+            ax.set_title(f"{mode} ablation, {name}", fontsize=9)
+            ax.set_xlabel("% of heads ablated")
+            ax.set_ylim(-0.02, 1.02)
+            if c == 0:
+                ax.set_ylabel("10-shot accuracy")
+            ax.legend(fontsize=6)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def token_loss_bars(df, title: str, palette: dict | None = None):
+    """Y6: token-loss difference (loss at token 50 - loss at token 500; higher = more in-context
+    learning) against the share of heads ablated."""
+    style()
+    palette = {**DEFAULT_PALETTE, **(palette or {})}
+    fig, ax = plt.subplots(figsize=(4.8, 2.8))
+    clean = df[df.family == "clean"]["token_loss_diff"].mean()
+    for fam in ("IH", "FV", "IH_excl", "FV_excl", "random"):
+        sub = df[df.family == fam].groupby("percent", as_index=False)["token_loss_diff"].mean()
+        if sub.empty:
+            continue
+        col = palette["random" if fam == "random" else fam.split("_")[0].lower()]
+        ax.plot(sub.percent, sub.token_loss_diff, marker="o", ms=3, color=col, ls="--" if "excl" in fam else "-",
+                label=fam.replace("_excl", " (excl.)"))
+    ax.axhline(clean, color="k", lw=0.8, ls=":", label="clean")
+    ax.set_xlabel("% of heads mean-ablated")
+    ax.set_ylabel("loss(tok 50) - loss(tok 500)")
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6)
+    fig.tight_layout()
+    return fig
+
+
+def addback_bars(df, title: str, palette: dict | None = None):
+    """Y7: accuracy of shuffled-label and zero-shot prompts with the FV / a random-heads vector
+    added at layer L/3, against clean 10-shot accuracy; one group per task."""
+    style()
+    palette = {**DEFAULT_PALETTE, **(palette or {})}
+    order = ["clean 10-shot", "shuffled", "shuffled + FV", "shuffled + random", "zero-shot", "zero-shot + FV",
+             "zero-shot + random"]
+    colours = {"clean 10-shot": "k", "shuffled": "#bbbbbb", "zero-shot": "#dddddd"}
+    tasks = sorted(df.task.unique()) + ["mean"]
+    fig, ax = plt.subplots(figsize=(max(5.0, 1.3 * len(tasks) + 1) + 1.6, 2.8))
+    width = 0.8 / len(order)
+    x = np.arange(len(tasks))
+    for i, cond in enumerate(order):
+        sub = df[df.condition == cond].groupby("task")["accuracy"].mean()
+        vals = [sub.get(t, np.nan) for t in tasks[:-1]] + [sub.mean() if len(sub) else np.nan]
+        col = colours.get(cond) or (palette["fv"] if "FV" in cond else palette["random"])
+        ax.bar(x + (i - (len(order) - 1) / 2) * width, vals, width, color=col, label=cond,
+               hatch="//" if cond.startswith("zero") and cond != "zero-shot" else None, edgecolor="white", lw=0.3)
+    ax.set_xticks(x, tasks, rotation=20, ha="right")
+    ax.set_ylabel("accuracy")
+    ax.set_ylim(0, 1.02)
+    ax.set_title(title, fontsize=9)
+    ax.legend(fontsize=6, loc="upper left", bbox_to_anchor=(1.01, 1.0))
+    fig.tight_layout()
+    return fig
+
+
+def training_dynamics(df, title: str, palette: dict | None = None):
+    """Y9: mean induction and FV score of the top heads over training checkpoints."""
+    style()
+    palette = {**DEFAULT_PALETTE, **(palette or {})}
+    fig, axes = plt.subplots(1, 2, figsize=(7.0, 2.6))
+    for ax, col, fam, name in ((axes[0], "top_induction", "ih", "induction score"), (axes[1], "top_fv", "fv", "FV score")):
+        ax.plot(df["step"], df[col], marker="o", ms=3, color=palette[fam])
+        ax.set_xlabel("checkpoint (training step)")
+        ax.set_ylabel(f"mean {name} of top heads")
+        ax.set_title(name, fontsize=9)
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------ synthesis (S1, S2)
+SET_COLOURS = {"TR": "tr", "TL": "tl", "IH": "ih", "FV": "fv", "LTV_key": "ltv"}
+VERDICT_COLOURS = {"yes": "#2ca02c", "no": "#d62728", "unclear": "#7f7f7f"}
+
+
+def head_map(hm, title: str, palette: dict | None = None):
+    """S1: small multiples, one layer x head grid per head set (filled cell = member), and a
+    last panel with the number of sets each head belongs to."""
+    from matplotlib.colors import ListedColormap
+
+    style()
+    palette = {**DEFAULT_PALETTE, "ltv": "#ff7f0e", **(palette or {})}
+    sets = [c[3:] for c in hm.columns if c.startswith("in_")]
+    L, H = int(hm.layer.max()) + 1, int(hm["head"].max()) + 1
+    n_pan = len(sets) + 1
+    fig, axes = plt.subplots(1, n_pan, figsize=(1.0 + n_pan * max(1.1, 0.12 * H + 0.5), 1.2 + 0.14 * L),
+                             sharey=True, squeeze=False)
+    axes = axes[0]
+    for ax, name in zip(axes, sets):
+        col = hm["in_" + name]
+        grid = np.zeros((L, H))
+        computed = bool(col.notna().any())
+        if computed:
+            grid[hm.layer.to_numpy(), hm["head"].to_numpy()] = col.fillna(False).astype(float).to_numpy()
+        colour = palette.get(SET_COLOURS.get(name, name.lower()), "#444444")
+        ax.imshow(grid, cmap=ListedColormap(["#f2f2f2", colour]), vmin=0, vmax=1, aspect="auto",
+                  origin="lower", interpolation="nearest")
+        label = name.replace("_", " ")
+        ax.set_title(f"{label} (n={int(grid.sum())})" if computed else f"{label}\n(not computed)", fontsize=8)
+        ax.set_xlabel("head")
+        ax.grid(False)
+    count = np.zeros((L, H))
+    count[hm.layer.to_numpy(), hm["head"].to_numpy()] = hm.n_sets.to_numpy()
+    n_computed = sum(bool(hm["in_" + name].notna().any()) for name in sets)
+    im = axes[-1].imshow(count, cmap=plt.get_cmap("magma_r", max(1, n_computed) + 1), vmin=-0.5,
+                         vmax=max(1, n_computed) + 0.5, aspect="auto", origin="lower", interpolation="nearest")
+    axes[-1].set_title("sets per head", fontsize=8)
+    axes[-1].set_xlabel("head")
+    axes[-1].grid(False)
+    fig.colorbar(im, ax=axes[-1], fraction=0.08, pad=0.04, ticks=range(max(1, n_computed) + 1))
+    axes[0].set_ylabel("layer")
+    fig.suptitle(title, fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def claims_forest(claims, title: str):
+    """S2: one row per claim (artifact, dataset), one panel per model. Each row is scaled by its
+    largest |value| or |CI bound| so that metrics of different units share an axis; 0 is the
+    no-effect line; the measured value and CI are printed beside each row, coloured by verdict."""
+    style()
+    models = sorted(claims.model.unique())
+    keys = claims[["paper", "artifact", "claim", "dataset", "metric"]].drop_duplicates()
+    labels = [f"{r.artifact} {r.dataset}: {r.claim}" for r in keys.itertuples()]
+    labels = [lab if len(lab) <= 70 else lab[:67] + "..." for lab in labels]
+    n = max(1, len(keys))
+    height = max(2.5, 1.0 + 0.17 * n)
+    fig, axes = plt.subplots(1, max(1, len(models)), figsize=(3.4 + 3.2 * len(models), height),
+                             sharey=True, squeeze=False)
+    axes = axes[0]
+    index = {tuple(k): i for i, k in enumerate(keys.itertuples(index=False))}
+    for ax, model in zip(axes, models):
+        sub = claims[claims.model == model]
+        for r in sub.itertuples():
+            y = n - 1 - index[(r.paper, r.artifact, r.claim, r.dataset, r.metric)]
+            vals = np.array([r.value, r.ci_low, r.ci_high], dtype=float)
+            scale = np.nanmax(np.abs(vals)) if np.isfinite(vals).any() else np.nan
+            scale = scale if scale and np.isfinite(scale) else 1.0
+            v, lo, hi = vals / scale
+            colour = VERDICT_COLOURS.get(str(r.holds), "#000000")
+            if np.isfinite(lo) and np.isfinite(hi):
+                ax.plot([lo, hi], [y, y], color=colour, lw=1.2)
+            ax.plot([v], [y], "o", color=colour, ms=3.5)
+            ax.text(1.08, y, f"{r.value:.3g} [{r.ci_low:.3g}, {r.ci_high:.3g}]", fontsize=5.5,
+                    va="center", ha="left", color=colour, transform=ax.get_yaxis_transform(), clip_on=False)
+        ax.axvline(0, color="k", lw=0.6)
+        ax.set_xlim(-1.1, 1.1)
+        ax.set_title(model, fontsize=9)
+        ax.set_xlabel("value / max(|value|, |CI|)", fontsize=7)
+        ax.grid(axis="y", alpha=0.1)
+    axes[0].set_yticks(range(n), labels[::-1], fontsize=6)
+    axes[0].set_ylim(-0.7, n - 0.3)
+    handles = [plt.Line2D([], [], color=c, marker="o", lw=1.2, label=f"holds: {k}") for k, c in VERDICT_COLOURS.items()]
+    fig.tight_layout()
+    fig.subplots_adjust(top=1 - 0.75 / height, wspace=0.9)
+    fig.legend(handles=handles, loc="upper right", fontsize=7, ncol=3, bbox_to_anchor=(1, 1 - 0.3 / height))
+    fig.suptitle(title, fontsize=10, x=0.02, y=1 - 0.1 / height, ha="left")
+    return fig

@@ -130,8 +130,10 @@ def read(path: str | Path) -> dict | None:
     return json.loads(sc.read_text())
 
 
-def trace(path: str | Path, depth: int = 0, seen=None, out=None) -> list[str]:
-    """Lines describing `path`'s record and, recursively, its inputs' records."""
+def trace(path: str | Path, depth: int = 0, seen=None, out=None, follow=None) -> list[str]:
+    """Lines describing `path`'s record and, recursively, its inputs' records. `follow`: follow
+    only these inputs of `path` (every input is still listed with its hash), e.g. the one file a
+    row of a gathered table came from."""
     seen = set() if seen is None else seen
     out = [] if out is None else out
     pad = "  " * depth
@@ -172,8 +174,31 @@ def trace(path: str | Path, depth: int = 0, seen=None, out=None) -> list[str]:
     for inp in rec.get("inputs", []):
         out.append(f"{pad}    input {inp['path']} sha256 {inp.get('sha256')}")
     for inp in rec.get("inputs", []):
-        trace(inp["path"], depth + 1, seen, out)
+        if follow is None or inp["path"] in follow:
+            trace(inp["path"], depth + 1, seen, out)
     return out
+
+
+def origins(path: str | Path) -> dict:
+    """Every model file and data file reached from `path` through the records of its inputs:
+    {"models": {source_file: sha256}, "data": {file: sha256}, "rules": [...]}."""
+    models, data, rules, seen, todo = {}, {}, [], set(), [str(path)]
+    while todo:
+        p = todo.pop()
+        if p in seen:
+            continue
+        seen.add(p)
+        rec = read(p)
+        if rec is None:
+            continue
+        if rec.get("rule") and rec["rule"] not in rules:
+            rules.append(rec["rule"])
+        m = rec.get("model") or {}
+        if m.get("source_sha256"):
+            models[f"{m.get('name')}: {m.get('source_file')}"] = m["source_sha256"]
+        data.update((rec.get("data") or {}).get("files", {}))
+        todo += [i["path"] for i in rec.get("inputs", [])]
+    return {"models": models, "data": data, "rules": rules}
 
 
 def describe_cell(path: str | Path, row: int, col: str) -> list[str]:
@@ -191,6 +216,28 @@ def describe_cell(path: str | Path, row: int, col: str) -> list[str]:
     lines = [f"cell [{row}, {col}] of {path} = {show(r[col])}",
              "row: " + ", ".join(f"{k}={show(r[k])}" for k in df.columns)]
     return lines
+
+
+def row_source(path, row: int, col: str, lines: list[str]) -> set[str] | None:
+    """A gathered table (e.g. results/claims.csv) names in `source` / `source_row` the input file
+    and row each of its rows was copied from: describe that cell too and return {source}, the one
+    input to follow; None for an ordinary table."""
+    import pandas as pd
+
+    df = pd.read_csv(path)
+    if "source" not in df.columns:
+        return None
+    src = str(df["source"].iloc[row])
+    inputs = {i["path"] for i in (read(path) or {}).get("inputs", [])}
+    if src not in inputs:
+        raise SystemExit(f"row {row} of {path} names source {src}, which is not an input in its provenance record")
+    src_row = int(df["source_row"].iloc[row]) if "source_row" in df.columns else None
+    lines.append(f"row {row} was copied from {src}" + (f" row {src_row}" if src_row is not None else ""))
+    if src_row is not None and Path(src).is_file():
+        sdf = pd.read_csv(src)
+        if col in sdf.columns and 0 <= src_row < len(sdf):
+            lines += describe_cell(src, src_row, col)
+    return {src}
 
 
 def main(argv=None):
@@ -212,12 +259,14 @@ def main(argv=None):
     lines = []
     if (a.row is None) != (a.col is None):
         raise SystemExit("give both --row and --col to describe one cell")
+    follow = None
     if a.row is not None:
         lines += describe_cell(a.file, a.row, a.col)
+        follow = row_source(a.file, a.row, a.col, lines)
     if read(a.file) is None:
         raise SystemExit(f"{a.file} has no provenance record ({sidecar(a.file)} is missing)")
     lines.append("made by:")
-    lines += trace(a.file)
+    lines += trace(a.file, follow=follow)
     print("\n".join(lines))
 
 

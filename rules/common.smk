@@ -1,9 +1,11 @@
+import re
 import sys
 from pathlib import Path
 
 sys.path.insert(0, str(Path(workflow.basedir)))
 
 from icl_heads.config import validate as _validate_config  # noqa: E402
+from icl_heads.config import checkpoint_models  # noqa: E402
 
 _validate_config(config)
 
@@ -14,10 +16,18 @@ FIGURE_FORMATS = config["plots"]["formats"]
 
 
 wildcard_constraints:
-    model="|".join(sorted(map(str, config["models"]))) or "NOMODEL",
+    model="|".join(re.escape(str(m)) for m in sorted(config["models"], key=lambda m: (-len(str(m)), str(m)))) or "NOMODEL",
     dataset="[A-Za-z0-9_\-]+",
     pset="score|eval|eval_zeroshot|eval_shuffle_text|eval_labels_01|eval_flip_labels",
     task="[A-Za-z0-9_\-]+",
+
+
+# Jobs that load a model declare `mem_mb=model_mem_mb, gpu=model_gpu` (standard Snakemake
+# resources): from the model entry's `mem_gb` (memory of a job holding the model and its
+# activations, default 4) and `gpu` (GPUs it asks for, default 0). Locally, `--resources gpu=N`
+# caps how many GPU jobs run at once; on Slurm (profiles/slurm) gpu becomes `--gpus`, mem_mb
+# `--mem` and runtime (minutes) `-t`. A retried job gets attempt x mem_gb.
+SCHEDULING_KEYS = ("mem_gb", "gpu")
 
 
 def model_mem_mb(wildcards, attempt=1):
@@ -33,14 +43,65 @@ def manifest(wildcards):
 
 
 def figure_paths(stem):
-    return [f"results/{{model}}/figures/{stem}.{ext}" for ext in FIGURE_FORMATS]
+    """The figure in every format; one of them is marked for the HTML report (rules/report.smk)."""
+    return report_figure(stem, [f"results/{{model}}/figures/{stem}.{ext}" for ext in FIGURE_FORMATS])
 
 
-FIGURES = ["F1_layer_distribution", "F2_attention", "F3_threshold_sweep"]
+FIGURES = ["F1_layer_distribution", "F2_attention", "F3_threshold_sweep", "S1_head_map"]
+# Figures of all models together: paths without the format suffix.
+GLOBAL_FIGURES = ["results/synthesis/figures/S2_claims"]
+
+
+# Paper C figures: Y5-Y8 where evaluation tasks are configured, Y9 for models with checkpoints.
+YIN_FIGURES = ["Y5_ablation_curves", "Y6_token_loss", "Y7_addback", "Y8_ablation_types"]
+# Paper B figures (rules/ltv.smk) where ltv.datasets is configured.
+LTV_FIGURES = ["F4_ltv_layers", "F5_ltv_key_heads", "F6_ltv_rotation"]
+
+
+def model_figures(m):
+    stems = list(FIGURES)
+    if config["fv"]["scoring_tasks"] and config["fv"]["eval_tasks"]:
+        stems += YIN_FIGURES
+    if config["fv"]["scoring_tasks"] and checkpoint_models(config, m):
+        stems.append("Y9_training_dynamics")
+    if config["ltv"]["datasets"]:
+        stems += LTV_FIGURES
+    return stems
 
 
 def all_figures():
-    return [p.format(model=m) for m in MODELS for stem in FIGURES for p in figure_paths(stem)]
+    return ([str(p).format(model=m) for m in MODELS for stem in model_figures(m) for p in figure_paths(stem)]
+            + [f"{stem}.{ext}" for stem in GLOBAL_FIGURES for ext in FIGURE_FORMATS])
+
+
+# S2: the claims tables of every paper, gathered by rules/synthesis.smk into results/claims.csv.
+# A paper's rule file registers its claims files here: a pattern whose {wildcards} are expanded
+# over CLAIMS_WILDCARDS (e.g. CLAIMS_FILES.append("results/{model}/claims/yin_Y5.csv")), or a
+# function of a model name returning paths. Files are listed per model in registration order.
+CLAIMS_FILES = ["results/{model}/claims/rankings.csv"] + [
+    f"results/{{model}}/claims/{art}/{{dataset}}.csv" for art in ("T5", "T6", "T7", "T8")]
+if config["fv"]["scoring_tasks"]:
+    CLAIMS_FILES.append("results/{model}/claims/ih_fv.csv")
+    if config["fv"]["eval_tasks"]:
+        CLAIMS_FILES += ["results/{model}/claims/yin_ablation.csv", "results/{model}/claims/yin_token_loss.csv"]
+CLAIMS_WILDCARDS = {"dataset": CLS_DATASETS}
+
+
+def claims_files(wildcards=None):
+    import itertools
+    import string
+
+    out = []
+    for m in MODELS:
+        for pat in CLAIMS_FILES:
+            if callable(pat):
+                paths = list(pat(m))
+            else:
+                names = sorted({f for _, f, _, _ in string.Formatter().parse(pat) if f and f != "model"})
+                paths = [pat.format(model=m, **dict(zip(names, combo)))
+                         for combo in itertools.product(*(CLAIMS_WILDCARDS[n] for n in names))]
+            out += [p for p in paths if p not in out]
+    return out
 
 
 def all_tables():
@@ -49,8 +110,16 @@ def all_tables():
         out += [f"results/{m}/tsla/overlap.csv", f"results/{m}/icl/accuracy.csv", f"results/{m}/heads/induction.csv"]
         if config["fv"]["scoring_tasks"]:
             out += [f"results/{m}/heads/ih_fv_overlap.csv", f"results/{m}/claims/ih_fv.csv"]
+            if config["fv"]["eval_tasks"]:
+                out += [f"results/{m}/yin/{t}.csv" for t in ("ablation_curves", "addback", "token_loss")]
+            if checkpoint_models(config, m):
+                out += [f"results/{m}/yin/dynamics.csv", f"results/{m}/yin/dynamics_heads.csv"]
         out += [f"results/{m}/tsla/ih_percentiles.csv", f"results/{m}/tsla/consistency.csv", f"results/{m}/claims/rankings.csv"]
         for d in CLS_DATASETS:
             out += [f"results/{m}/tsla/{kind}/{d}.csv" for kind in ("scores", "ablation", "perturbation", "steering", "geometry")]
             out += [f"results/{m}/claims/{art}/{d}.csv" for art in ("T5", "T6", "T7", "T8")]
+        out += [f"results/{m}/synthesis/head_map.csv", f"results/{m}/synthesis/head_overlaps.csv"]
+        if config["ltv"]["datasets"]:
+            out += ltv_tables(m)  # rules/ltv.smk
+    out.append("results/claims.csv")
     return out

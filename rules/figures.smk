@@ -1,3 +1,10 @@
+def palette(*families):
+    """The colours of the head families one figure draws: a figure's params list only the
+    plotting settings it uses, so changing another colour does not rerun it. (In a fixed
+    order: Snakemake compares params as text, and a config's key order must not matter.)"""
+    return {f: config["plots"]["palette"][f] for f in families if f in config["plots"]["palette"]}
+
+
 rule plot_layer_distribution:
     """F1: layer distribution of the top TR, TL and induction heads."""
     input:
@@ -6,7 +13,8 @@ rule plot_layer_distribution:
         figure_paths("F1_layer_distribution"),
     params:
         top_percent=config["tsla"]["top_percent"],
-        palette=config["plots"]["palette"],
+        palette=palette("tr", "tl", "ih"),
+        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_layer_distribution/{model}.log",
     resources:
@@ -24,6 +32,7 @@ rule gallery:
     input:
         figs=all_figures(),
         tables=all_tables(),
+        provenance=figure_provenance_pages(),  # the report's provenance pages (rules/report.smk)
     output:
         directory("figures"),
     log:
@@ -44,7 +53,8 @@ rule plot_attention:
     output:
         figure_paths("F2_attention"),
     params:
-        palette=config["plots"]["palette"],
+        palette=palette("tr", "tl"),
+        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_attention/{model}.log",
     resources:
@@ -64,7 +74,8 @@ rule plot_threshold_sweep:
     output:
         figure_paths("F3_threshold_sweep"),
     params:
-        palette=config["plots"]["palette"],
+        palette=palette("tr", "tl", "random"),
+        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_threshold_sweep/{model}.log",
     resources:

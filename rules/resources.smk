@@ -3,7 +3,9 @@ rule materialise_model:
     output:
         manifest=f"{RES}/{{model}}/manifest.json",
     params:
-        entry=lambda w: config["models"][w.model],
+        # mem_gb / gpu only size the jobs: changing them must not rerun the conversion
+        # (sorted: params are compared as text, the config's key order must not matter)
+        entry=lambda w: {k: v for k, v in sorted(config["models"][w.model].items()) if k not in SCHEDULING_KEYS},
     log:
         "logs/materialise_model/{model}.log",
     resources:

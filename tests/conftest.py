@@ -78,3 +78,9 @@ def shared_data():
     if not (SHARED_DATA / "sst2").is_dir():
         pytest.skip(f"shared data not found at {SHARED_DATA} (set ICL_SHARED_DATA)")
     return SHARED_DATA
+
+
+@pytest.fixture(scope="session")
+def test_resources(tmp_path_factory):
+    """Where the workflow tests materialise models: once per session (ICL_TEST_RESOURCES reuses a folder)."""
+    return os.environ.get("ICL_TEST_RESOURCES") or str(tmp_path_factory.mktemp("resources"))

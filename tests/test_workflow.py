@@ -37,12 +37,6 @@ def test_dry_run_of_the_full_configs(configfile):
     assert "gallery" in proc.stdout and "tsla_scores" in proc.stdout
 
 
-@pytest.fixture(scope="session")
-def test_resources(tmp_path_factory):
-    """Where the tests materialise models: once per session (ICL_TEST_RESOURCES reuses a folder)."""
-    return os.environ.get("ICL_TEST_RESOURCES") or str(tmp_path_factory.mktemp("resources"))
-
-
 @pytest.fixture(scope="module")
 def tiny_workdir(tmp_path_factory, test_resources):
     """A working directory with a tiny config; the model is materialised once per session
@@ -113,6 +107,13 @@ def test_tiny_workflow_end_to_end(tiny_workdir):
                if line.strip() and not line.startswith("total")}
     assert "cache" not in planned and "induction_scores" not in planned
     assert {"tsla_overlap", "plot_layer_distribution", "gallery"} <= planned
+
+
+def test_report_of_the_tiny_run(tiny_workdir):
+    """snakemake --report of the tiny run, opened in headless Chromium (checks in tests/test_report.py)."""
+    from test_report import check_report
+
+    check_report(tiny_workdir, run_tiny)
 
 
 def test_killed_run_leaves_no_complete_looking_output(tiny_workdir, test_resources):

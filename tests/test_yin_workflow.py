@@ -27,6 +27,7 @@ def test_paper_c_from_two_task_files(tmp_path, test_resources):
     cfg["fv"]["ablation"].update(percents=[2, 10], random_seeds=2, modes=["mean", "zero", "replace"])
     cfg["fv"]["token_loss"].update(dataset="wikitext2", n_docs=2, early=10, late=60, window=0)
     cfg["prompts"]["batch_size"] = 4
+    cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
     cfg["data_dir"], cfg["resources_dir"] = str(SHARED_DATA), test_resources
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))

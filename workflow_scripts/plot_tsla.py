@@ -15,4 +15,5 @@ else:
     abl = pd.concat([pd.read_csv(p) for p in smk.input.ablation])
     steer = pd.concat([pd.read_csv(p) for p in smk.input.steering])
     fig = threshold_sweep(abl, steer, f"{m}: threshold sensitivity (F3), mean over datasets", palette=job.params["palette"])
-save_figure(fig, list(smk.output), job.provenance(config_keys=["plots"]))
+# the plotting params (dpi, the palette colours this figure uses) are in the provenance
+save_figure(fig, list(smk.output), job.provenance(), dpi=job.params["dpi"])

@@ -1,0 +1,559 @@
+"""Paper B, learned task vectors (LTV): a vector theta per (layer, position) added to
+resid_pre of a zero-shot query, trained with the model frozen; the extracted baselines
+(Vanilla TV, FV) injected the same way; and the mechanism probes (OV-circuit and MLP-path
+reconstructions, first-order head saliency, the linear propagation map and its polar
+decomposition).
+
+Positions: a negative p counts from the query's final token (-1 = N); p >= 0 is the p-th
+token of the prompt (0 = the first real token, BOS where the tokenizer adds one). A
+position that falls before a short prompt's first token is skipped for that row.
+"""
+from __future__ import annotations
+
+import contextlib
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+import torch
+from tqdm import tqdm
+
+from .errors import ConfigError
+from .hooked import HookedLM, left_pad
+from .prompts import Prompt
+
+CONFIGURATIONS = ("baseline", "pos4", "multipos", "multilayer", "multi", "icl")
+
+
+@dataclass(frozen=True)
+class Site:
+    """Where theta goes: resid_pre of each layer in `layers`, at each of `positions`,
+    of zero-shot queries (prompt='zeroshot') or of n-shot ICL prompts (prompt='icl')."""
+
+    layers: tuple[int, ...]
+    positions: tuple[int, ...]
+    prompt: str = "zeroshot"
+
+    @property
+    def n_vectors(self) -> int:
+        return len(self.layers) * len(self.positions)
+
+
+def site(name: str, n_layers: int, layer_stride: int = 4) -> Site:
+    """The injection site of configuration `name` (L1 columns, or `layer{l}` for the F4 sweep)."""
+    mid = n_layers // 2
+    every = tuple(range(0, n_layers, layer_stride))
+    last5 = (-5, -4, -3, -2, -1)
+    table = {"baseline": Site((mid,), (-1,)), "pos4": Site((mid,), (4,)), "multipos": Site((mid,), last5),
+             "multilayer": Site(every, (-1,)), "multi": Site(every, last5), "icl": Site((mid,), (-1,), "icl")}
+    if name in table:
+        return table[name]
+    if name.startswith("layer") and name[5:].isdigit():
+        layer = int(name[5:])
+        if layer >= n_layers:
+            raise ConfigError(f"LTV configuration {name!r}: the model has {n_layers} layers")
+        return Site((layer,), (-1,))
+    raise ConfigError(f"unknown LTV configuration {name!r}; use one of {CONFIGURATIONS} or layer<l> "
+                      "(config key ltv.configurations)")
+
+
+def sweep_layers(n_layers: int, stride: int) -> list[int]:
+    """F4 layers: every `stride`-th layer from 0, and the last layer."""
+    return sorted(set(range(0, n_layers, stride)) | {n_layers - 1})
+
+
+def query_sets(task, tokenizer, *, n_train: int, n_eval: int, n_shot: int, seed: int, icl: bool = True) -> dict:
+    """Training queries = the first n_train of the test split, evaluation queries the next
+    n_eval (fewer where the split is short); zero-shot and n-shot prompts of each."""
+    n_test = len(task.split("test"))
+    if n_train >= n_test:
+        raise ConfigError(f"ltv.n_train={n_train} leaves no evaluation queries in dataset {task.name!r} "
+                          f"({n_test} test examples)")
+    from .prompts import build_prompts
+
+    out = {}
+    for name, start, n in (("train", 0, n_train), ("eval", n_train, n_eval)):
+        out[f"{name}_zs"] = build_prompts(task, tokenizer, n_shot=0, start=start, n_queries=n, seed=seed)
+        if icl:
+            out[f"{name}_icl"] = build_prompts(task, tokenizer, n_shot=n_shot, start=start, n_queries=n, seed=seed)
+    return out
+
+
+# ------------------------------------------------------------------ injection
+def _columns(batch, positions, query_end: int) -> tuple[torch.Tensor, torch.Tensor]:
+    """[B, P] column of each (row, position) in a left-padded batch whose query ends at
+    column `query_end`, and whether it lies inside the row's real tokens."""
+    offsets = batch.offsets
+    cols = []
+    for p in positions:
+        cols.append(torch.full_like(offsets, query_end + 1 + p) if p < 0 else offsets + p)
+    cols = torch.stack(cols, 1)
+    valid = (cols >= offsets[:, None]) & (cols <= query_end)
+    return cols.clamp(0, query_end), valid
+
+
+def first_column(batch, site_: Site, query_end: int = -1) -> int:
+    """The earliest column theta touches: columns before it are the same with and without
+    theta (causal attention), so their keys and values can be cached once."""
+    T = batch.input_ids.shape[1]
+    cols, valid = _columns(batch, site_.positions, query_end % T)
+    return int(cols[valid].min()) if bool(valid.any()) else query_end % T
+
+
+@contextlib.contextmanager
+def injected(model: HookedLM, site_: Site, theta: torch.Tensor, batch, query_end: int = -1, start: int = 0):
+    """Add theta[i, j] ([n_layers_of_site, n_positions, d], or [B, ...] per row) to resid_pre
+    of site.layers[i] at site.positions[j]; differentiable in theta. `start`: the forward
+    pass sees only columns start.. of the batch (the others are in a key/value cache)."""
+    T = batch.input_ids.shape[1]
+    end = query_end % T
+    cols, valid = _columns(batch, site_.positions, end)
+    if bool((cols[valid] < start).any()):
+        raise ValueError("theta would go into a cached column")
+    cols = (cols - start).clamp(min=0)
+    dev = model.device
+    rows = torch.arange(cols.shape[0])[:, None].expand_as(cols).to(dev)
+    cols, valid = cols.to(dev), valid.to(dev)
+    handles = []
+
+    def make(i):
+        def hook(module, args, kwargs):
+            hs = args[0] if args else kwargs["hidden_states"]
+            th = theta[:, i] if theta.dim() == 4 else theta[i][None].expand(hs.shape[0], -1, -1)
+            add = th.to(hs.device, hs.dtype) * valid[..., None].to(hs.dtype)
+            hs = hs.index_put((rows, cols), add, accumulate=True)
+            if args:
+                return (hs,) + tuple(args[1:]), kwargs
+            return args, dict(kwargs, hidden_states=hs)
+        return hook
+
+    try:
+        for i, l in enumerate(site_.layers):
+            handles.append(model.layers[l].register_forward_pre_hook(make(i), with_kwargs=True))
+        yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def zero_theta(model: HookedLM, site_: Site) -> torch.Tensor:
+    return torch.zeros(len(site_.layers), len(site_.positions), model.d_model)
+
+
+# ------------------------------------------------------------------ labels and batches
+def label_ids(tokenizer, prompt: Prompt, mode: str = "all") -> list[int]:
+    """Tokens of the answer as they follow the prompt (the first one is prompt.answer_token)."""
+    ids = tokenizer(" " + prompt.answer, add_special_tokens=False)["input_ids"]
+    if ids and ids[0] != prompt.answer_token:  # a split-off leading space: the prompt already ends with it
+        ids = ids[1:]
+    if not ids or ids[0] != prompt.answer_token:
+        ids = [prompt.answer_token]
+    return ids[:1] if mode == "first" else ids
+
+
+@dataclass
+class TrainBatch:
+    batch: object              # Batch: prompt (left padded) + label tokens (right padded)
+    targets: torch.Tensor      # [B, K] label tokens, -100 where padded
+    query_end: int             # column of N
+    start: int = 0             # columns before it come from `prefix`
+    prefix: object = None      # key/value cache of columns < start
+
+
+@torch.no_grad()
+def prefix_cache(model: HookedLM, batch, start: int):
+    """Keys and values of columns < start (None when start is 0)."""
+    if start <= 0:
+        return None
+    dev = model.device
+    out = model.model(input_ids=batch.input_ids[:, :start].to(dev), attention_mask=batch.attention_mask[:, :start].to(dev),
+                      position_ids=batch.position_ids[:, :start].to(dev), use_cache=True, logits_to_keep=1)
+    cache = out.get("cache")
+    return cache if cache is not None else out.past_key_values
+
+
+def forward_suffix(model: HookedLM, batch, start: int, prefix, keep: int):
+    """Logits of the last `keep` columns, computing only columns start.. over the cached prefix."""
+    import copy
+
+    dev = model.device
+    kw = {"cache": copy.deepcopy(prefix), "use_cache": True} if prefix is not None else {"use_cache": False}
+    out = model.model(input_ids=batch.input_ids[:, start:].to(dev), attention_mask=batch.attention_mask.to(dev),
+                      position_ids=batch.position_ids[:, start:].to(dev), logits_to_keep=keep, **kw)
+    return out.logits
+
+
+def train_batch(prompts: list[Prompt], labels: list[list[int]], pad_id: int) -> TrainBatch:
+    q = left_pad([p.input_ids for p in prompts], pad_id)
+    K = max(len(x) for x in labels)
+    B, Wq = q.input_ids.shape
+    ids = torch.full((B, Wq + K - 1), pad_id, dtype=torch.long)
+    mask = torch.zeros_like(ids)
+    ids[:, :Wq], mask[:, :Wq] = q.input_ids, q.attention_mask
+    targets = torch.full((B, K), -100, dtype=torch.long)
+    for r, lab in enumerate(labels):
+        cont = lab[:-1]
+        ids[r, Wq:Wq + len(cont)] = torch.tensor(cont, dtype=torch.long)
+        mask[r, Wq:Wq + len(cont)] = 1
+        targets[r, :len(lab)] = torch.tensor(lab, dtype=torch.long)
+    return TrainBatch(type(q)(ids, mask), targets, Wq - 1)
+
+
+def cache_prefix(model: HookedLM, tb: TrainBatch, site_: Site) -> TrainBatch:
+    """tb with the key/value cache of every column theta cannot reach."""
+    start = first_column(tb.batch, site_, tb.query_end)
+    return TrainBatch(tb.batch, tb.targets, tb.query_end, start, prefix_cache(model, tb.batch, start))
+
+
+def label_loss(model: HookedLM, tb: TrainBatch, site_: Site, theta: torch.Tensor) -> torch.Tensor:
+    """-log p(label | query, theta), averaged over each row's label tokens, then over rows."""
+    K = tb.targets.shape[1]
+    dev = model.device
+    b = tb.batch
+    start = tb.start if tb.prefix is not None else 0
+    with injected(model, site_, theta, b, tb.query_end, start):
+        logits = forward_suffix(model, b, start, tb.prefix, K)
+    logp = torch.log_softmax(logits[:, :K].float(), -1)
+    tgt = tb.targets.to(dev)
+    ok = tgt >= 0
+    tok_lp = logp.gather(-1, tgt.clamp(min=0)[..., None])[..., 0] * ok
+    return -(tok_lp.sum(1) / ok.sum(1)).mean()
+
+
+def freeze(model: HookedLM):
+    for p in model.model.parameters():
+        p.requires_grad_(False)
+
+
+def train_ltv(model: HookedLM, prompts: list[Prompt], site_: Site, *, steps: int, lr: float = 1e-3,
+              weight_decay: float = 0.01, batch_size: int = 16, seed: int = 0, label_mode: str = "all",
+              progress: bool = False) -> tuple[torch.Tensor, list[dict]]:
+    """Train one theta per (layer, position) of the site with AdamW, weights frozen. Returns
+    theta [n_layers_of_site, n_positions, d] and the training curve (loss per step)."""
+    freeze(model)
+    g = torch.Generator().manual_seed(seed)
+    order = torch.randperm(len(prompts), generator=g).tolist()
+    chunks = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
+    batches = [cache_prefix(model, train_batch([prompts[i] for i in c],
+                                               [label_ids(model.tokenizer, prompts[i], label_mode) for i in c],
+                                               model.pad_id), site_) for c in chunks]
+    theta = zero_theta(model, site_).to(model.device).requires_grad_(True)
+    opt = torch.optim.AdamW([theta], lr=lr, weight_decay=weight_decay)
+    curve = []
+    for step in tqdm(range(steps), desc="LTV", file=sys.stderr, disable=not progress, unit="step"):
+        tb = batches[step % len(batches)]
+        opt.zero_grad()
+        loss = label_loss(model, tb, site_, theta)
+        loss.backward()
+        opt.step()
+        curve.append({"step": step, "loss": float(loss.detach()), "theta_norm": float(theta.detach().norm())})
+    return theta.detach().cpu(), curve
+
+
+# ------------------------------------------------------------------ evaluation
+@dataclass
+class Eval:
+    correct: torch.Tensor   # [n] 0/1
+    in_set: torch.Tensor    # [n] argmax in the label set (classification) / nan
+    argmax: torch.Tensor
+    p_answer: torch.Tensor  # [n] probability of the answer token
+
+
+def _eval_batches(prompts, batch_size):
+    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i].input_ids))
+    return [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
+
+
+@torch.no_grad()
+def evaluate(model: HookedLM, prompts: list[Prompt], label_tokens=None, site_: Site | None = None,
+             theta: torch.Tensor | None = None, ivs=(), batch_size: int = 16, extra=None) -> Eval:
+    """Full-vocabulary argmax at N with theta injected (none: plain run). `extra(batch)` may
+    return a further context manager (OV / MLP reconstructions)."""
+    n = len(prompts)
+    arg, pa = torch.empty(n, dtype=torch.long), torch.empty(n)
+    for idx in _eval_batches(prompts, batch_size):
+        b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
+        ctx = injected(model, site_, theta, b) if theta is not None else contextlib.nullcontext()
+        ctx2 = extra(b) if extra is not None else contextlib.nullcontext()
+        with ctx, ctx2:
+            logits = model.run(b, want=("logits",), ivs=list(ivs)).logits
+        rows = torch.tensor(idx)
+        arg[rows] = logits.argmax(-1)
+        ans = torch.tensor([prompts[i].answer_token for i in idx])
+        pa[rows] = torch.softmax(logits, -1).gather(-1, ans[:, None])[:, 0]
+    answers = torch.tensor([p.answer_token for p in prompts])
+    correct = (arg == answers).float()
+    if label_tokens:
+        in_set = torch.isin(arg, torch.as_tensor(list(label_tokens))).float()
+    else:
+        in_set = torch.full((n,), float("nan"))
+    return Eval(correct, in_set, arg, pa)
+
+
+@torch.no_grad()
+def evaluate_many(model: HookedLM, prompts: list[Prompt], label_tokens, conditions: dict, batch_size: int = 16,
+                  progress: bool = False) -> dict[str, Eval]:
+    """`evaluate` for many (site, theta) conditions on the same prompts (site None: no
+    injection); each batch's columns that no condition touches run once into a key/value
+    cache shared by every condition."""
+    n = len(prompts)
+    args = {k: torch.empty(n, dtype=torch.long) for k in conditions}
+    pas = {k: torch.empty(n) for k in conditions}
+    for idx in tqdm(_eval_batches(prompts, batch_size), desc="LTV eval", file=sys.stderr, disable=not progress):
+        b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
+        T = b.input_ids.shape[1]
+        start = min([first_column(b, s) if s is not None else T - 1 for s, _ in conditions.values()] + [T - 1])
+        prefix = prefix_cache(model, b, start)
+        rows = torch.tensor(idx)
+        ans = torch.tensor([prompts[i].answer_token for i in idx])
+        for name, (s, th) in conditions.items():
+            ctx = injected(model, s, th, b, -1, start if prefix is not None else 0) if s is not None else contextlib.nullcontext()
+            with ctx:
+                logits = forward_suffix(model, b, start if prefix is not None else 0, prefix, 1)[:, -1].float().cpu()
+            args[name][rows] = logits.argmax(-1)
+            pas[name][rows] = torch.softmax(logits, -1).gather(-1, ans[:, None])[:, 0]
+    answers = torch.tensor([p.answer_token for p in prompts])
+    out = {}
+    for name in conditions:
+        in_set = (torch.isin(args[name], torch.as_tensor(list(label_tokens))).float() if label_tokens
+                  else torch.full((n,), float("nan")))
+        out[name] = Eval((args[name] == answers).float(), in_set, args[name], pas[name])
+    return out
+
+
+# ------------------------------------------------------------------ extracted baselines
+@torch.no_grad()
+def extraction_means(model: HookedLM, icl: list[Prompt], zeroshot: list[Prompt], batch_size: int = 8):
+    """Means at N over the prompts: resid_pre of every layer for ICL and zero-shot prompts of
+    the same queries ([L+1, d] each) and every head's residual-space output on the ICL
+    prompts ([L, H, d])."""
+    def mean(prompts, want):
+        r_sum, h_sum = None, None
+        for s in range(0, len(prompts), batch_size):
+            out = model.run(left_pad([p.input_ids for p in prompts[s:s + batch_size]], model.pad_id), want=want)
+            r = out.resid.double().sum(0)
+            r_sum = r if r_sum is None else r_sum + r
+            if out.head_out is not None:
+                h = out.head_out.double().sum(0)
+                h_sum = h if h_sum is None else h_sum + h
+        return (r_sum / len(prompts)).float(), (None if h_sum is None else (h_sum / len(prompts)).float())
+
+    r_icl, heads = mean(icl, ("resid", "heads"))
+    r_zs, _ = mean(zeroshot, ("resid",))
+    return r_icl, r_zs, heads
+
+
+def vanilla_theta(r_icl: torch.Tensor, r_zs: torch.Tensor, site_: Site) -> torch.Tensor:
+    """Vanilla TV: mean(h_ICL^l[N] - h_0shot^l[N]) of each layer of the site, the same vector at
+    every position of that layer."""
+    v = (r_icl - r_zs)[list(site_.layers)]
+    return v[:, None, :].expand(-1, len(site_.positions), -1).clone()
+
+
+def fv_theta(head_means: torch.Tensor, heads, site_: Site) -> torch.Tensor:
+    """FV: sum over the FV heads of their mean output at N of ICL prompts, at every (layer, position)."""
+    v = torch.stack([head_means[l, k] for l, k in heads]).sum(0)
+    return v[None, None, :].expand(len(site_.layers), len(site_.positions), -1).clone()
+
+
+# ------------------------------------------------------------------ L3: OV and MLP paths
+def _rms_eps(norm) -> float:
+    return float(getattr(norm, "variance_epsilon", getattr(norm, "eps", 1e-6)))
+
+
+def _norm_gain(model: HookedLM, norm) -> torch.Tensor:
+    w = norm.weight.detach().float()
+    return (1.0 + w) if model._norm_is_offset(norm) else w
+
+
+def ov_terms(model: HookedLM, theta: torch.Tensor, layer: int) -> torch.Tensor:
+    """[L, d]: row l' >= layer is sum_k W_O^{l',k} W_V^{l',k} (g_{l'} * theta), the packed OV
+    effect of theta on the heads of layer l' (g = the input norm's gain; the norm's 1/rms
+    and the attention weight c_NN are left out here, as in the paper's packed sum); rows
+    before `layer` are 0."""
+    out = torch.zeros(model.n_layers, model.d_model)
+    theta = theta.detach().float().cpu()
+    for l in range(layer, model.n_layers):
+        attn = model.layers[l].self_attn
+        x = _norm_gain(model, model.layers[l].input_layernorm).cpu() * theta
+        v = attn.v_proj.weight.detach().float().cpu() @ x                       # [n_kv * d_head]
+        n_kv = v.numel() // model.d_head
+        v = v.view(n_kv, model.d_head).repeat_interleave(model.n_heads // n_kv, 0)   # [H, d_head]
+        out[l] = torch.einsum("hd,hdm->m", v, model.W_O[l].detach().float().cpu())
+    return out
+
+
+@contextlib.contextmanager
+def ov_reconstruction(model: HookedLM, terms: torch.Tensor, first_layer: int):
+    """Add terms[l'] / rms(resid_pre of l' at N) to the attention output (o_proj output) of each
+    layer l' >= first_layer at N: theta's effect through the heads' OV circuits only."""
+    scales, handles = {}, []
+
+    def pre(l):
+        def hook(module, args, kwargs):
+            hs = args[0] if args else kwargs["hidden_states"]
+            eps = _rms_eps(model.layers[l].input_layernorm)
+            scales[l] = torch.rsqrt(hs[:, -1].float().pow(2).mean(-1, keepdim=True) + eps)
+        return hook
+
+    def post(l):
+        def hook(module, args, output):
+            out = output.clone()
+            out[:, -1] = out[:, -1] + (scales[l] * terms[l].to(out.device)[None]).to(out.dtype)
+            return out
+        return hook
+
+    try:
+        for l in range(first_layer, model.n_layers):
+            handles.append(model.layers[l].register_forward_pre_hook(pre(l), with_kwargs=True))
+            handles.append(model.layers[l].self_attn.o_proj.register_forward_hook(post(l)))
+        yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def _mlp_norm(layer):
+    return layer.pre_feedforward_layernorm if hasattr(layer, "pre_feedforward_layernorm") else layer.post_attention_layernorm
+
+
+@contextlib.contextmanager
+def mlp_path(model: HookedLM, theta: torch.Tensor, first_layer: int):
+    """Theta reaches only the MLPs: added at N to the input of each later MLP's norm, never to
+    the residual stream or to attention."""
+    handles = []
+
+    def hook(module, args):
+        x = args[0].clone()
+        x[:, -1] = x[:, -1] + theta.to(x.device, x.dtype)
+        return (x,) + tuple(args[1:])
+
+    try:
+        for l in range(first_layer, model.n_layers):
+            handles.append(_mlp_norm(model.layers[l]).register_forward_pre_hook(hook))
+        yield
+    finally:
+        for h in handles:
+            h.remove()
+
+
+# ------------------------------------------------------------------ L4: head saliency
+def head_saliency(model: HookedLM, prompts: list[Prompt], site_: Site, theta: torch.Tensor,
+                  batch_size: int = 8) -> torch.Tensor:
+    """[n_prompts, L, H] first-order Taylor saliency |a . dp/da| of each head's output a at N
+    with theta injected, p = probability of the answer token (computed in z space:
+    a . dp/da = z . dp/dz, exact for the linear W_O)."""
+    freeze(model)
+    out = torch.zeros(len(prompts), model.n_layers, model.n_heads)
+    for idx in _eval_batches(prompts, batch_size):
+        b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
+        deltas, zs, handles = {}, {}, []
+
+        def make(l):
+            def hook(module, args):
+                z = args[0]
+                d = torch.zeros_like(z[:, -1]).requires_grad_(True)
+                deltas[l], zs[l] = d, z[:, -1].detach()
+                z = torch.cat([z[:, :-1], (z[:, -1] + d)[:, None]], 1)
+                return (z,) + tuple(args[1:])
+            return hook
+
+        for l, layer in enumerate(model.layers):
+            handles.append(layer.self_attn.o_proj.register_forward_pre_hook(make(l)))
+        try:
+            with injected(model, site_, theta, b):
+                logits = model.logits_with_grad(b)
+            ans = torch.tensor([prompts[i].answer_token for i in idx], device=logits.device)
+            p = torch.softmax(logits.float(), -1).gather(-1, ans[:, None]).sum()
+            grads = torch.autograd.grad(p, [deltas[l] for l in range(model.n_layers)])
+        finally:
+            for h in handles:
+                h.remove()
+        for l, g in enumerate(grads):
+            s = (zs[l] * g).view(len(idx), model.n_heads, model.d_head).sum(-1).abs()
+            out[torch.tensor(idx), l] = s.float().cpu()
+    return out
+
+
+# ------------------------------------------------------------------ L5: linear propagation
+def noisy_copies(theta: torch.Tensor, n: int, scale: float, seed: int) -> torch.Tensor:
+    """theta + lambda_i * eps_i, eps_i ~ N(0, I) scaled to theta's norm per dimension,
+    lambda_i ~ U(0, scale); row 0 is theta itself."""
+    g = torch.Generator().manual_seed(seed)
+    d = theta.numel()
+    eps = torch.randn(n, d, generator=g) * theta.norm() / d ** 0.5
+    lam = torch.rand(n, 1, generator=g) * scale
+    lam[0] = 0.0
+    return theta.flatten()[None] + lam * eps
+
+
+@torch.no_grad()
+def final_state_change(model: HookedLM, prompts: list[Prompt], layer: int, thetas: torch.Tensor,
+                       batch_size: int = 256) -> tuple[torch.Tensor, torch.Tensor]:
+    """For each theta_i ([n, d]) injected at resid_pre[layer], N: the mean over prompts of the
+    change of the final hidden state (input of the final norm) at N ([n, d]); also the
+    zero-shot final states ([n_prompts, d]). The prompts' columns before N run once."""
+    site_ = Site((layer,), (-1,))
+    b0 = left_pad([p.input_ids for p in prompts], model.pad_id)
+    T, nq = b0.input_ids.shape[1], len(prompts)
+    grabbed = {}
+    h = model.final_norm.register_forward_pre_hook(lambda m, a: grabbed.__setitem__("h", a[0][:, -1].detach().float().cpu()))
+    try:
+        prefix = prefix_cache(model, b0, T - 1)
+        forward_suffix(model, b0, T - 1, prefix, 1)
+        base = grabbed["h"]
+        per = max(1, batch_size // nq)
+        out = torch.zeros(thetas.shape[0], model.d_model)
+        for s in range(0, thetas.shape[0], per):
+            th = thetas[s:s + per]
+            k = th.shape[0]
+            import copy
+
+            cache = copy.deepcopy(prefix)
+            cache.batch_repeat_interleave(k)
+            b = type(b0)(b0.input_ids.repeat_interleave(k, 0), b0.attention_mask.repeat_interleave(k, 0))
+            rows = th.repeat(nq, 1)[:, None, None, :]
+            with injected(model, site_, rows, b, -1, T - 1):
+                model.model(input_ids=b.input_ids[:, T - 1:].to(model.device), attention_mask=b.attention_mask.to(model.device),
+                            position_ids=b.position_ids[:, T - 1:].to(model.device), cache=cache, use_cache=True,
+                            logits_to_keep=1)
+            fin = grabbed["h"].view(nq, k, -1)
+            out[s:s + k] = (fin - base[:, None]).mean(0)
+    finally:
+        h.remove()
+    return out, base
+
+
+def fit_linear_map(X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
+    """Least-squares W ([d_out, d_in]) with Y ≈ X W^T (minimum-norm where under-determined)."""
+    sol = np.linalg.lstsq(X.double().numpy(), Y.double().numpy(), rcond=None)[0]
+    return torch.from_numpy(sol.T.copy())
+
+
+def polar(W: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+    """W = Q Sigma, Q orthogonal (rotation), Sigma symmetric positive semi-definite (stretch)."""
+    from scipy.linalg import polar as _polar
+
+    Q, S = _polar(W.double().numpy(), side="right")
+    return torch.from_numpy(Q), torch.from_numpy(S)
+
+
+@torch.no_grad()
+def logits_from_final(model: HookedLM, h: torch.Tensor) -> torch.Tensor:
+    """Logits of final hidden states h ([n, d], before the final norm)."""
+    dev = model.device
+    x = model.final_norm(h.to(dev, next(model.model.parameters()).dtype)[:, None, :])
+    return model.model.get_output_embeddings()(x)[:, 0].float().cpu()
+
+
+def label_alignment(v: torch.Tensor, W_Y: torch.Tensor) -> float:
+    """||Proj_span(W_Y^T) v|| / ||v||: how much of v lies in the span of the task's label
+    unembeddings (W_Y: [n_labels, d])."""
+    Q, _ = torch.linalg.qr(W_Y.double().T)
+    v = v.double().flatten()
+    return float((Q.T @ v).norm() / v.norm().clamp_min(1e-12))
+
+
+def top_tokens(model: HookedLM, v: torch.Tensor, k: int = 5) -> list[str]:
+    scores = model.unembed().float() @ v.float().flatten()
+    return model.tokenizer.convert_ids_to_tokens(torch.topk(scores, k).indices.tolist())

@@ -1,0 +1,153 @@
+"""L2: LTV as parameter-efficient fine-tuning, against prefix tuning, prompt tuning and LoRA
+from the peft library, trained and measured in one harness on the same queries: the same
+loss (-log p of the label's first token at N... or all label tokens), optimiser, steps and
+batches; accuracy, trainable parameters, mean training-step latency, peak inference memory."""
+from __future__ import annotations
+
+import threading
+import time
+
+import torch
+
+from . import ltv
+from .hooked import HookedLM, left_pad
+
+
+def lora_rank_for(budget: int, d_in: int, d_out: int) -> int:
+    """LoRA rank on one d_in -> d_out linear whose r * (d_in + d_out) parameters come closest to budget."""
+    return max(1, round(budget / (d_in + d_out)))
+
+
+class PeakMemory:
+    """Peak memory of a block: CUDA allocator peak on a GPU; on the CPU the process RSS sampled
+    every millisecond (psutil), minus the RSS before the block."""
+
+    def __init__(self, device):
+        self.device = torch.device(device)
+        self.method = "torch.cuda.max_memory_allocated delta" if self.device.type == "cuda" else "psutil RSS peak delta (1 ms sampling)"
+
+    def __enter__(self):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+            torch.cuda.reset_peak_memory_stats(self.device)
+            self.before = torch.cuda.memory_allocated(self.device)
+            return self
+        import psutil
+
+        proc = psutil.Process()
+        self.before = proc.memory_info().rss
+        self.peak = self.before
+        self._stop = False
+
+        def sample():
+            while not self._stop:
+                self.peak = max(self.peak, proc.memory_info().rss)
+                time.sleep(0.001)
+
+        self._t = threading.Thread(target=sample, daemon=True)
+        self._t.start()
+        return self
+
+    def __exit__(self, *exc):
+        if self.device.type == "cuda":
+            torch.cuda.synchronize(self.device)
+            self.bytes = torch.cuda.max_memory_allocated(self.device) - self.before
+        else:
+            self._stop = True
+            self._t.join()
+            self.bytes = self.peak - self.before
+        return False
+
+
+def _loss_from_logits(logits, targets):
+    K = targets.shape[1]
+    logp = torch.log_softmax(logits[:, -K:].float(), -1)
+    ok = targets >= 0
+    tok = logp.gather(-1, targets.clamp(min=0)[..., None])[..., 0] * ok
+    return -(tok.sum(1) / ok.sum(1)).mean()
+
+
+def _forward(net, batch, keep, use_positions=True):
+    kw = {"position_ids": batch.position_ids} if use_positions else {}
+    return net(input_ids=batch.input_ids, attention_mask=batch.attention_mask, use_cache=False, **kw).logits[:, -keep:]
+
+
+def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int, lr: float, weight_decay: float,
+                      batch_size: int, seed: int, budget: int, layer: int, label_mode: str = "all") -> dict:
+    """Train `method` (ltv | lora | prefix | prompt) on `train`, evaluate on `evalp`."""
+    from peft import LoraConfig, PrefixTuningConfig, PromptTuningConfig, get_peft_model
+
+    dev = model.device
+    ltv.freeze(model)
+    g = torch.Generator().manual_seed(seed)
+    order = torch.randperm(len(train), generator=g).tolist()
+    chunks = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
+    batches = [ltv.train_batch([train[i] for i in c], [ltv.label_ids(model.tokenizer, train[i], label_mode) for i in c],
+                               model.pad_id) for c in chunks]
+    detail = ""
+    use_pos = True
+    if method == "ltv":
+        site = ltv.Site((layer,), (-1,))
+        theta = ltv.zero_theta(model, site).to(dev).requires_grad_(True)
+        params = [theta]
+        net = None
+    else:
+        if method == "lora":
+            o = model.layers[layer].self_attn.o_proj
+            r = lora_rank_for(budget, o.in_features, o.out_features)
+            conf = LoraConfig(r=r, lora_alpha=r, lora_dropout=0.0, target_modules=["o_proj"], layers_to_transform=[layer],
+                              bias="none")
+            detail = f"rank {r} on o_proj of layer {layer}"
+        elif method == "prefix":
+            conf = PrefixTuningConfig(task_type="CAUSAL_LM", num_virtual_tokens=1)
+            detail = "1 virtual token, keys and values at every layer (the smallest prefix peft allows)"
+            use_pos = False
+        elif method == "prompt":
+            conf = PromptTuningConfig(task_type="CAUSAL_LM", num_virtual_tokens=1)
+            detail = "1 virtual input token (soft prompt)"
+            use_pos = False
+        else:
+            raise ValueError(method)
+        torch.manual_seed(seed)
+        net = get_peft_model(model.model, conf)
+        params = [p for p in net.parameters() if p.requires_grad]
+    n_params = sum(p.numel() for p in params)
+    opt = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
+    times, losses = [], []
+    for step in range(steps):
+        tb = batches[step % len(batches)]
+        b = type(tb.batch)(tb.batch.input_ids.to(dev), tb.batch.attention_mask.to(dev))
+        K = tb.targets.shape[1]
+        t0 = time.perf_counter()
+        opt.zero_grad()
+        if net is None:
+            with ltv.injected(model, site, theta, tb.batch, tb.query_end):
+                logits = _forward(model.model, b, K)
+        else:
+            logits = _forward(net, b, K, use_pos)
+        loss = _loss_from_logits(logits, tb.targets.to(dev))
+        loss.backward()
+        opt.step()
+        if dev.type == "cuda":
+            torch.cuda.synchronize(dev)
+        times.append(time.perf_counter() - t0)
+        losses.append(float(loss.detach()))
+    correct = []
+    mem = PeakMemory(dev)
+    with torch.no_grad(), mem:
+        for s in range(0, len(evalp), batch_size):
+            ps = evalp[s:s + batch_size]
+            b = left_pad([p.input_ids for p in ps], model.pad_id)
+            bd = type(b)(b.input_ids.to(dev), b.attention_mask.to(dev))
+            if net is None:
+                with ltv.injected(model, site, theta, b):
+                    logits = _forward(model.model, bd, 1)
+            else:
+                logits = _forward(net, bd, 1, use_pos)
+            correct += (logits[:, -1].argmax(-1).cpu() == torch.tensor([p.answer_token for p in ps])).float().tolist()
+    if net is not None:
+        net.unload() if method == "lora" else None
+    return {"method": method, "detail": detail or f"theta at resid_pre of layer {layer}, N", "trainable_params": n_params,
+            "accuracy": sum(correct) / len(correct), "correct": correct,
+            "train_step_latency_s": sum(times[1:]) / max(1, len(times) - 1), "peak_inference_memory_mb": mem.bytes / 2**20,
+            "memory_method": mem.method, "final_loss": losses[-1], "first_loss": losses[0]}

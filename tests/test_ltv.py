@@ -1,0 +1,224 @@
+"""Paper B (LTV): injection, training, OV reconstruction, linear map and polar decomposition,
+each against an answer known independently of the code under test."""
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+
+from icl_heads import ltv
+from icl_heads.hooked import left_pad
+from icl_heads.prompts import Prompt
+
+
+def _prompts(tok, texts, answers):
+    out = []
+    for i, (t, a) in enumerate(zip(texts, answers)):
+        ids = tok(t)["input_ids"]
+        out.append(Prompt(index=i, text=t, input_ids=ids, answer=a, answer_token=tok(" " + a, add_special_tokens=False)["input_ids"][0]))
+    return out
+
+
+TEXTS = ["the movie was great Sentiment :", "a film was awful Sentiment :", "the film was dull . Sentiment :",
+         "lovely Sentiment :"]
+ANSWERS = ["positive", "negative", "negative", "positive"]
+
+
+def _resid_all(model, batch):
+    """resid_pre of every layer at every position (read by hooks independent of ltv.injected)."""
+    got = {}
+    hs = [layer.register_forward_pre_hook(lambda m, a, k, l=l: got.__setitem__(l, (a[0] if a else k["hidden_states"]).detach().clone()),
+                                          with_kwargs=True) for l, layer in enumerate(model.layers)]
+    try:
+        model.run(batch)
+    finally:
+        for h in hs:
+            h.remove()
+    return got
+
+
+def test_injection_adds_theta_exactly_at_the_chosen_sites(tiny_hooked, tokenizer):
+    m = tiny_hooked
+    ps = _prompts(tokenizer, TEXTS, ANSWERS)
+    b = left_pad([p.input_ids for p in ps], m.pad_id)
+    site = ltv.Site((1,), (-1, -3, 1))
+    theta = torch.randn(1, 3, m.d_model)
+    clean = _resid_all(m, b)
+    # the hook under test is registered after the reader: the reader of layer 2 sees its effect,
+    # so compare layer 1 by reading layer 1's input after injection with a second reader added later
+    got = {}
+    with ltv.injected(m, site, theta, b):
+        h = m.layers[1].register_forward_pre_hook(lambda mod, a, k: got.__setitem__(1, (a[0] if a else k["hidden_states"]).detach().clone()),
+                                                  with_kwargs=True)
+        try:
+            m.run(b)
+        finally:
+            h.remove()
+    diff = got[1] - clean[1]
+    T = b.input_ids.shape[1]
+    expect = torch.zeros_like(diff)
+    for r, off in enumerate(b.offsets.tolist()):
+        for j, p in enumerate(site.positions):
+            col = T + p if p < 0 else off + p
+            if col >= off:
+                expect[r, col] += theta[0, j]
+    assert torch.allclose(diff, expect, atol=1e-5)
+    # layer 0 (before the site) is untouched
+    assert torch.equal(_resid_all(m, b)[0], clean[0])
+
+
+def test_one_training_step_lowers_the_loss(tiny_hooked, tokenizer):
+    m = tiny_hooked
+    ps = _prompts(tokenizer, TEXTS, ANSWERS)
+    site = ltv.Site((1,), (-1,))
+    tb = ltv.train_batch(ps, [ltv.label_ids(tokenizer, p) for p in ps], m.pad_id)
+    before = float(ltv.label_loss(m, tb, site, ltv.zero_theta(m, site)).detach())
+    theta, curve = ltv.train_ltv(m, ps, site, steps=1, lr=1e-2, batch_size=8)
+    after = float(ltv.label_loss(m, tb, site, theta).detach())
+    assert curve[0]["loss"] == pytest.approx(before, rel=1e-4)
+    assert after < before
+
+
+def test_loss_averages_over_label_tokens(tiny_hooked, tokenizer):
+    """A two-token label: the loss is the mean of -log p of both tokens under teacher forcing."""
+    m = tiny_hooked
+    p = _prompts(tokenizer, ["the movie Sentiment :"], ["good"])[0]
+    two = [p.answer_token, tokenizer("fun", add_special_tokens=False)["input_ids"][0]]
+    tb = ltv.train_batch([p], [two], m.pad_id)
+    site = ltv.Site((0,), (-1,))
+    loss = float(ltv.label_loss(m, tb, site, ltv.zero_theta(m, site)))
+    with torch.no_grad():
+        lg1 = m.model(input_ids=torch.tensor([p.input_ids])).logits[0, -1]
+        lg2 = m.model(input_ids=torch.tensor([p.input_ids + two[:1]])).logits[0, -1]
+    ref = -(torch.log_softmax(lg1, -1)[two[0]] + torch.log_softmax(lg2, -1)[two[1]]) / 2
+    assert loss == pytest.approx(float(ref), rel=1e-4)
+
+
+def test_linear_map_fit_recovers_a_known_map():
+    g = torch.Generator().manual_seed(0)
+    W = torch.randn(6, 5, generator=g, dtype=torch.float64)
+    X = torch.randn(40, 5, generator=g, dtype=torch.float64)
+    fitted = ltv.fit_linear_map(X, X @ W.T)
+    assert torch.allclose(fitted, W, atol=1e-8)
+
+
+def test_polar_decomposition_reproduces_W():
+    W = torch.randn(7, 7, generator=torch.Generator().manual_seed(1), dtype=torch.float64)
+    Q, S = ltv.polar(W)
+    assert torch.allclose(Q @ S, W, atol=1e-10)
+    assert torch.allclose(Q.T @ Q, torch.eye(7, dtype=torch.float64), atol=1e-10)
+    assert torch.allclose(S, S.T, atol=1e-10)
+    assert torch.linalg.eigvalsh(S).min() > -1e-10
+
+
+def test_ov_terms_equal_the_hand_computed_sum(tiny_hooked):
+    m = tiny_hooked
+    theta = torch.randn(m.d_model, generator=torch.Generator().manual_seed(2))
+    terms = ltv.ov_terms(m, theta, 1)
+    assert torch.count_nonzero(terms[0]) == 0
+    for l in (1, 2):
+        layer = m.layers[l]
+        w = layer.input_layernorm.weight.detach()
+        gain = (1 + w) if "Gemma" in type(layer.input_layernorm).__name__ else w
+        Wv = layer.self_attn.v_proj.weight.detach()          # [n_kv*d_head, d]
+        Wo = layer.self_attn.o_proj.weight.detach()          # [d, H*d_head]
+        n_kv = Wv.shape[0] // m.d_head
+        rep = m.n_heads // n_kv
+        total = torch.zeros(m.d_model)
+        for k in range(m.n_heads):
+            g = k // rep
+            Wv_k = Wv[g * m.d_head:(g + 1) * m.d_head]
+            Wo_k = Wo[:, k * m.d_head:(k + 1) * m.d_head]
+            total += Wo_k @ (Wv_k @ (gain * theta))
+        assert torch.allclose(terms[l], total, atol=1e-5)
+
+
+def test_ov_reconstruction_adds_the_scaled_term_to_the_attention_output(tiny_hooked, tokenizer):
+    """At layer 2 the attention output at N grows by term / rms(resid_pre of layer 2 at N);
+    other positions and earlier layers are untouched."""
+    m = tiny_hooked
+    ps = _prompts(tokenizer, TEXTS[:2], ANSWERS[:2])
+    b = left_pad([p.input_ids for p in ps], m.pad_id)
+    terms = torch.randn(m.n_layers, m.d_model)
+    terms[:2] = 0
+    outs, ins = {}, {}
+
+    def read(key):
+        return m.layers[2].self_attn.o_proj.register_forward_hook(lambda mod, a, o: outs.__setitem__(key, o.detach().clone()))
+
+    h2 = m.layers[2].register_forward_pre_hook(lambda mod, a, k: ins.__setitem__("h", (a[0] if a else k["hidden_states"]).detach().clone()),
+                                               with_kwargs=True)
+    h = read("clean")
+    m.run(b)
+    h.remove()
+    try:
+        with ltv.ov_reconstruction(m, terms, 2):
+            h = read("rec")  # registered after the reconstruction's hook: sees its result
+            m.run(b)
+            h.remove()
+    finally:
+        h2.remove()
+    eps = ltv._rms_eps(m.layers[2].input_layernorm)
+    scale = torch.rsqrt(ins["h"][:, -1].pow(2).mean(-1, keepdim=True) + eps)
+    diff = outs["rec"] - outs["clean"]
+    assert torch.allclose(diff[:, -1], scale * terms[2][None], atol=1e-5)
+    assert torch.allclose(diff[:, :-1], torch.zeros_like(diff[:, :-1]), atol=1e-6)
+
+
+def test_saliency_is_the_first_order_change_of_ablating_a_head(tiny_hooked, tokenizer):
+    """|z . dp/dz| against a finite-difference estimate of scaling the head's z at N."""
+    m = tiny_hooked
+    ps = _prompts(tokenizer, TEXTS[:1], ANSWERS[:1])
+    site = ltv.Site((0,), (-1,))
+    theta = torch.randn(1, 1, m.d_model) * 0.1
+    sal = ltv.head_saliency(m, ps, site, theta)[0]
+    l, k = 2, 1
+    b = left_pad([ps[0].input_ids], m.pad_id)
+
+    def p_with(scale):
+        def hook(mod, args):
+            z = args[0].clone().view(1, -1, m.n_heads, m.d_head)
+            z[:, -1, k] *= scale
+            return (z.view(1, z.shape[1], -1),)
+        h = m.layers[l].self_attn.o_proj.register_forward_pre_hook(hook)
+        try:
+            with ltv.injected(m, site, theta, b):
+                lg = m.run(b).logits[0]
+        finally:
+            h.remove()
+        return float(torch.softmax(lg.double(), -1)[ps[0].answer_token])
+
+    eps = 1e-3
+    fd = (p_with(1 + eps) - p_with(1 - eps)) / (2 * eps)
+    assert float(sal[l, k]) == pytest.approx(abs(fd), rel=1e-2, abs=1e-7)
+
+
+def test_cached_prefix_gives_the_same_loss_and_predictions(tiny_hooked, tokenizer):
+    m = tiny_hooked
+    ps = _prompts(tokenizer, TEXTS, ANSWERS)
+    for site in (ltv.Site((1,), (-1,)), ltv.Site((0, 2), (-2, 1))):
+        theta = torch.randn(len(site.layers), len(site.positions), m.d_model)
+        tb = ltv.train_batch(ps, [ltv.label_ids(tokenizer, p) for p in ps], m.pad_id)
+        cached = ltv.cache_prefix(m, tb, site)
+        assert cached.start > 0
+        full = float(ltv.label_loss(m, tb, site, theta).detach())
+        assert float(ltv.label_loss(m, cached, site, theta).detach()) == pytest.approx(full, rel=1e-5)
+        many = ltv.evaluate_many(m, ps, None, {"a": (site, theta), "zs": (None, None)}, batch_size=3)
+        one = ltv.evaluate(m, ps, None, site, theta, batch_size=3)
+        assert torch.equal(many["a"].argmax, one.argmax)
+        assert torch.allclose(many["a"].p_answer, one.p_answer, atol=1e-5)
+        assert torch.equal(many["zs"].argmax, ltv.evaluate(m, ps, None, batch_size=3).argmax)
+
+
+def test_final_state_change_matches_separate_runs(tiny_hooked, tokenizer):
+    m = tiny_hooked
+    ps = _prompts(tokenizer, TEXTS, ANSWERS)
+    thetas = torch.randn(3, m.d_model)
+    delta, base = ltv.final_state_change(m, ps, 1, thetas, batch_size=8)
+    b = left_pad([p.input_ids for p in ps], m.pad_id)
+    ref0 = m.run(b, want=("resid",)).resid[:, -1]
+    assert torch.allclose(base, ref0, atol=1e-5)
+    for i in range(3):
+        with ltv.injected(m, ltv.Site((1,), (-1,)), thetas[i][None, None], b):
+            r = m.run(b, want=("resid",)).resid[:, -1]
+        assert torch.allclose(delta[i], (r - ref0).mean(0), atol=1e-4)

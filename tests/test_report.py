@@ -1,0 +1,144 @@
+"""The HTML report (`snakemake --report report.html`) of the tiny workflow, opened in headless
+Chromium: every figure is in it and renders, with its caption, and the figure's provenance page
+(rule, code, parameters, inputs, model file and data hashes) is reachable from its caption.
+
+The check runs once per session on the tiny end-to-end run of tests/test_workflow.py
+(test_report_of_the_tiny_run there). Run alone, this module builds its own tiny run, or reuses
+a finished one named by ICL_TEST_REPORT_WORKDIR (a working directory with config/config.yaml).
+Chromium: ICL_CHROMIUM, else chromium / chromium-browser / google-chrome on PATH (Debian:
+`apt-get install chromium`; .ci/run installs it); the Python side is playwright (requirements.txt).
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+from test_workflow import run_tiny, tiny_workdir  # noqa: F401  (fixtures shared with it)
+
+pytestmark = pytest.mark.slow
+
+
+def chromium_executable() -> str:
+    for name in filter(None, (os.environ.get("ICL_CHROMIUM"), "chromium", "chromium-browser",
+                              "google-chrome", "google-chrome-stable")):
+        path = shutil.which(name)
+        if path:
+            return path
+    pytest.skip("no Chromium found (set ICL_CHROMIUM, or as root: apt-get install -y chromium)")
+
+
+def sync_playwright():
+    try:
+        from playwright.sync_api import sync_playwright as sp
+    except ImportError:
+        pytest.skip("the Python package playwright is missing (pip install -r requirements.txt)")
+    return sp()
+
+
+def expected_figures(wd: Path) -> list[str]:
+    """The report format's file of every figure the gallery holds (figures/*.png <- results/...)."""
+    readme = (wd / "figures" / "README.md").read_text()
+    paths = [line.split("`")[1] for line in readme.splitlines() if line.startswith("source: `")]
+    assert paths, "figures/README.md lists no figure"
+    return paths
+
+
+def build_report(wd: Path, run) -> Path:
+    """Run the default target (figures, tables and the provenance pages) and build the report."""
+    run(wd)
+    report = wd / "report.html"
+    report.unlink(missing_ok=True)
+    run(wd, "--report", str(report))
+    assert report.is_file() and report.stat().st_size > 100_000
+    return report
+
+
+VIEW_BUTTON = "table a[type=button]"  # the eye button beside a result's labels in the side panel
+
+
+def check_report(wd: Path, run):
+    """Build the report of the tiny working directory `wd` and check it in headless Chromium.
+    `run(wd, *args)` runs snakemake on it."""
+    exe = chromium_executable()
+    playwright = sync_playwright()
+    report = build_report(wd, run)
+    with playwright as pw:
+        figures = expected_figures(wd)
+        model_sha = {m: cfg["sha256"] for m, cfg in _config(wd)["models"].items() if "sha256" in cfg}
+        browser = pw.chromium.launch(executable_path=exe, headless=True,
+                                     args=["--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage"])
+        try:
+            page = browser.new_page(viewport={"width": 1600, "height": 1000})
+            errors = []
+            page.on("pageerror", lambda e: errors.append(str(e)))
+            page.goto(report.as_uri())
+            page.wait_for_function("typeof app !== 'undefined' && typeof results === 'object'", timeout=60_000)
+            results = page.evaluate("""Object.fromEntries(Object.entries(results).map(([k, v]) =>
+                [k, {mime: v.mime_type, labels: v.labels, caption: v.caption, rule: v.job_properties.rule}]))""")
+            categories = page.evaluate("categories")
+
+            # the global description is rendered on the start page
+            assert "provenance" in page.inner_text("body").lower()
+
+            in_report = {p for p, r in results.items() if (r["labels"] or {}).get("item") == "figure"}
+            missing = sorted(set(figures) - in_report)
+            assert not missing, f"figures not in the report: {missing}"
+            for fig in figures:
+                r, prov = results[fig], fig.rsplit(".", 1)[0] + ".provenance.html"
+                assert r["caption"].strip(), f"{fig} has no caption"
+                assert prov in results and results[prov]["rule"] == "figure_provenance"
+                assert results[prov]["labels"]["model"] == r["labels"]["model"]
+                assert _category_of(categories, fig) == _category_of(categories, prov), \
+                    f"{fig} and its provenance page are not in the same subcategory"
+
+                # the figure renders in the report's viewer
+                page.evaluate("p => app.showResultInfo(p)", fig)
+                page.locator(VIEW_BUTTON).first.click()
+                page.wait_for_function(
+                    "() => [...document.querySelectorAll('img')].some(i => i.src.startsWith('data:image') "
+                    "&& i.complete && i.naturalWidth > 0)", timeout=30_000)
+
+                # its caption links to its provenance page, which shows the chain to the model file and data
+                link = page.locator(f"a[href*='{prov}']")
+                assert link.count() == 1, f"the caption of {fig} does not link to {prov}"
+                link.click()
+                page.wait_for_function(f"() => app.state.resultPath === {json.dumps(prov)}", timeout=10_000)
+                page.locator(VIEW_BUTTON).first.click()
+                frame = page.frame_locator("iframe")
+                chain = frame.locator("#chain").inner_text(timeout=30_000)
+                body = frame.locator("body").inner_text()
+                assert f"- {fig}" in chain and "rule: " in chain
+                models = [m for m in model_sha if f"/{m}/" in fig] or list(_config(wd)["run_models"])
+                for m in models:
+                    assert model_sha[m] in body, f"{prov}: no sha256 of {m}'s model file"
+                assert "builtin:" in body, f"{prov}: no data file hash"
+            assert not errors, f"JavaScript errors in the report: {errors}"
+        finally:
+            browser.close()
+
+
+def _config(wd: Path) -> dict:
+    import yaml
+
+    return yaml.safe_load((wd / "config" / "config.yaml").read_text())
+
+
+def _category_of(categories: dict, path: str):
+    for cat, subcats in categories.items():
+        for sub, paths in subcats.items():
+            if path in paths:
+                return cat, sub
+    return None
+
+
+def test_report_of_the_tiny_workflow(request):
+    if any(i.nodeid.endswith("test_workflow.py::test_report_of_the_tiny_run") for i in request.session.items):
+        pytest.skip("checked on the tiny run of tests/test_workflow.py (test_report_of_the_tiny_run)")
+    reuse = os.environ.get("ICL_TEST_REPORT_WORKDIR")
+    wd = Path(reuse) if reuse else request.getfixturevalue("tiny_workdir")
+    if not (wd / "figures" / "README.md").is_file():
+        run_tiny(wd, "figures/")
+    check_report(wd, run_tiny)

@@ -1,0 +1,77 @@
+"""After a full tiny build, a changed setting plans exactly the jobs that use it: a plotting
+setting only the figures that draw with it (and the gallery, whose inputs are then newer),
+a model's scheduling keys (mem_gb, gpu) nothing. Snakemake reruns a job when its params
+change (rerun trigger `params`), so each plotting rule lists exactly the plotting settings
+it uses (dpi, its palette colours) and no other rule lists any."""
+from __future__ import annotations
+
+import copy
+
+import pytest
+import yaml
+
+import tiny_run
+from conftest import ROOT
+from tiny_run import MODEL, planned_rules
+
+pytestmark = pytest.mark.slow
+
+PLOTS = {"plot_layer_distribution", "plot_attention", "plot_threshold_sweep"}
+DEFAULT_PALETTE = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())[
+    "properties"]["plots"]["properties"]["palette"]["default"]
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory):
+    wd = tiny_run.built_workdir(tmp_path_factory)
+    return wd, yaml.safe_load((wd / "config" / "config.yaml").read_text())
+
+
+def plan(wd, cfg, name):
+    """The rules `snakemake -n figures/` would run with config cfg (written to config/<name>)."""
+    path = tiny_run.write_config(wd, cfg, f"{name}.yaml")
+    proc = tiny_run.snakemake(wd, "-n", "--cores", "2", "figures/", configfile=path)
+    return planned_rules(proc.stdout)
+
+
+def test_nothing_planned_after_a_full_run(built):
+    wd, cfg = built
+    assert plan(wd, cfg, "same") == set()
+
+
+def test_dpi_plans_every_figure_and_the_gallery_only(built):
+    wd, cfg = built
+    cfg = copy.deepcopy(cfg)
+    cfg["plots"] = {"dpi": 120}
+    assert plan(wd, cfg, "dpi") == PLOTS | {"gallery"}
+
+
+@pytest.mark.parametrize(("family", "figures"), [
+    ("ih", {"plot_layer_distribution"}),   # F1 draws TR, TL and induction heads
+    ("random", {"plot_threshold_sweep"}),  # F3 draws TR, TL and random heads
+    ("fv", set()),                         # no TSLA figure draws FV heads
+    ("tr", PLOTS),
+])
+def test_a_palette_colour_plans_only_the_figures_that_draw_it(built, family, figures):
+    wd, cfg = built
+    cfg = copy.deepcopy(cfg)
+    cfg["plots"] = {"palette": {**DEFAULT_PALETTE, family: "#000000"}}
+    assert plan(wd, cfg, f"palette_{family}") == (figures | {"gallery"} if figures else set())
+
+
+def test_a_model_s_memory_and_gpu_plan_nothing(built):
+    """mem_gb / gpu only size the jobs for a scheduler (`--resources gpu=N`, Slurm's --gpus)."""
+    wd, cfg = built
+    cfg = copy.deepcopy(cfg)
+    cfg["models"][MODEL].update(mem_gb=7, gpu=0)
+    assert plan(wd, cfg, "scheduling") == set()
+
+
+def test_an_analysis_setting_plans_its_tables_and_figures(built):
+    """The control: tsla.top_percent is a param of the ranking rules, not of the caches."""
+    wd, cfg = built
+    cfg = copy.deepcopy(cfg)
+    cfg["tsla"]["top_percent"] = 5
+    planned = plan(wd, cfg, "top_percent")
+    assert {"tsla_overlap", "tsla_rankings", "plot_layer_distribution", "gallery"} <= planned
+    assert not planned & {"materialise_model", "prompts", "cache", "induction_scores", "tsla_scores"}

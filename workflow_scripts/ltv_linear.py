@@ -1,0 +1,63 @@
+"""Rule ltv_linear (L5, F6 data): per sweep layer l, the linear map W_l from noisy copies of the
+layer's LTV to the change of the final hidden state at N; accuracy of the linearly
+reconstructed effect; polar decomposition W = Q Sigma; cos(theta, Q theta) and the alignment
+of theta and Q theta with the task's label unembeddings."""
+from common import Job  # noqa: I001
+
+import pandas as pd
+import torch
+
+from icl_heads import ltv
+from icl_heads.config import job_seed
+from icl_heads.io import load_tensors, write_csv
+from ltv_common import load_model, ltv_cfg, task_and_queries
+
+job = Job(snakemake)  # noqa: F821
+smk = snakemake  # noqa: F821
+w, cfg = job.wildcards, ltv_cfg(job)
+model = load_model(job, smk.input.manifest)
+task, sets, labels = task_and_queries(job, model, w["dataset"], icl=False)
+seed = job_seed(job.config, "ltv_linear", w["model"], w["dataset"])
+lcfg = cfg["linear"]
+fit_q = sets["train_zs"][:lcfg["n_queries"]]
+ev = sets["eval_zs"]
+answers = torch.tensor([p.answer_token for p in ev])
+label_ids = sorted(set(labels)) if labels else sorted({p.answer_token for p in sets["train_zs"] + ev})
+W_U = model.unembed().float()
+W_Y = W_U[label_ids]
+rows = []
+for path in smk.input.vectors:
+    t, meta = load_tensors(path)
+    layer = meta["layers"][0]
+    theta = t["theta"][0, 0].float()
+    X = ltv.noisy_copies(theta, lcfg["n_noise"], lcfg["noise_scale"], seed + layer)
+    Y, _ = ltv.final_state_change(model, fit_q, layer, X)
+    W = ltv.fit_linear_map(X, Y)
+    Q, S = ltv.polar(W)
+    # accuracy on the evaluation queries: LTV itself vs its effect replaced by W theta at the final state
+    _, base_ev = ltv.final_state_change(model, ev, layer, theta[None])
+    res = ltv.evaluate(model, ev, labels, ltv.Site((layer,), (-1,)), t["theta"], batch_size=cfg["batch_size"])
+    rec = ltv.logits_from_final(model, base_ev + (W.float() @ theta)[None]).argmax(-1)
+    fit_r2 = 1 - float(((X.double() @ W.T - Y.double()) ** 2).sum() / ((Y.double() - Y.double().mean(0)) ** 2).sum())
+    Qt = (Q @ theta.double()).float()
+    rows.append({"model": w["model"], "dataset": w["dataset"], "layer": layer,
+                 "acc_ltv": float(res.correct.mean()), "acc_linear": float((rec == answers).float().mean()),
+                 "fit_r2": fit_r2, "rank_W": int(torch.linalg.matrix_rank(W)),
+                 "cos_theta_Qtheta": float(torch.nn.functional.cosine_similarity(theta, Qt, dim=0)),
+                 "align_theta": ltv.label_alignment(theta, W_Y), "align_Qtheta": ltv.label_alignment(Qt, W_Y),
+                 "align_random": float(len(label_ids) / model.d_model),
+                 "top_tokens_theta": " ".join(ltv.top_tokens(model, theta)),
+                 "top_tokens_Qtheta": " ".join(ltv.top_tokens(model, Qt)),
+                 "stretch_mean_eig": float(torch.linalg.eigvalsh(S).clamp(min=0).mean()),
+                 "n": len(ev), "n_fit_queries": len(fit_q), "n_noise": lcfg["n_noise"], "seed": seed + layer})
+    job.log.info("layer %d: acc LTV %.3f linear %.3f cos %.3f", layer, rows[-1]["acc_ltv"], rows[-1]["acc_linear"],
+                 rows[-1]["cos_theta_Qtheta"])
+prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest), data=task.provenance(),
+                      choices={"noise": "theta_i = theta + lambda_i eps_i, eps ~ N(0, I) * ||theta|| / sqrt(d), lambda ~ U(0, noise_scale)",
+                               "target": "mean over the fit queries of the change of the final hidden state (pre final norm) at N",
+                               "fit": "least squares without intercept, minimum-norm where n_noise < d (rank_W column)",
+                               "reconstruction": "evaluation queries: zero-shot final state + W theta, through the final norm and unembedding",
+                               "alignment": "||Proj_span(label unembeddings) v|| / ||v|| (align_random = expected value for a random v); "
+                                            "labels: the label set (classification) or every answer token (generation)"},
+                      config_keys=["ltv.linear.n_noise", "ltv.linear.noise_scale", "ltv.linear.n_queries"])
+write_csv(pd.DataFrame(rows), smk.output[0], prov)
