@@ -24,7 +24,8 @@ class PeakMemory:
 
     def __init__(self, device):
         self.device = torch.device(device)
-        self.method = "torch.cuda.max_memory_allocated delta" if self.device.type == "cuda" else "psutil RSS peak delta (1 ms sampling)"
+        self.method = ("torch.cuda.max_memory_allocated (peak) and its rise during inference" if self.device.type == "cuda"
+                       else "process RSS peak (psutil, 1 ms sampling) and its rise during inference")
 
     def __enter__(self):
         if self.device.type == "cuda":
@@ -51,10 +52,12 @@ class PeakMemory:
     def __exit__(self, *exc):
         if self.device.type == "cuda":
             torch.cuda.synchronize(self.device)
-            self.bytes = torch.cuda.max_memory_allocated(self.device) - self.before
+            self.peak_bytes = torch.cuda.max_memory_allocated(self.device)
+            self.bytes = self.peak_bytes - self.before
         else:
             self._stop = True
             self._t.join()
+            self.peak_bytes = self.peak
             self.bytes = self.peak - self.before
         return False
 
@@ -149,5 +152,6 @@ def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int,
         net.unload() if method == "lora" else None
     return {"method": method, "detail": detail or f"theta at resid_pre of layer {layer}, N", "trainable_params": n_params,
             "accuracy": sum(correct) / len(correct), "correct": correct,
-            "train_step_latency_s": sum(times[1:]) / max(1, len(times) - 1), "peak_inference_memory_mb": mem.bytes / 2**20,
+            "train_step_latency_s": sum(times[1:]) / max(1, len(times) - 1), "peak_inference_memory_mb": mem.peak_bytes / 2**20,
+            "inference_memory_rise_mb": mem.bytes / 2**20,
             "memory_method": mem.method, "final_loss": losses[-1], "first_loss": losses[0]}

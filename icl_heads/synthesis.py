@@ -9,8 +9,6 @@ the file (and row) they came from, so a cell can be traced back to its model and
 from __future__ import annotations
 
 import itertools
-from pathlib import Path
-
 import pandas as pd
 
 from .claims import COLUMNS as CLAIM_COLUMNS
@@ -43,10 +41,16 @@ def top_by_score(df: pd.DataFrame, col: str, percent: float) -> set[tuple[int, i
 
 
 def ltv_key_set(key_heads: pd.DataFrame) -> set[tuple[int, int]]:
-    """LTV key heads across datasets: as many heads as a dataset marks key on average,
-    chosen by mean saliency rank over the datasets."""
+    """LTV key heads across datasets: the rows of dataset "all" where the LTV rule writes them
+    (key by mean saliency over its datasets); otherwise as many heads as a dataset marks key on
+    average, chosen by mean saliency rank over the datasets."""
+    is_key = key_heads["is_key"].astype(str).str.lower().isin(["true", "1", "1.0"])
+    if (key_heads["dataset"] == "all").any():
+        sel = (key_heads["dataset"] == "all") & is_key
+        return {(int(l), int(h)) for l, h in zip(key_heads.loc[sel, "layer"], key_heads.loc[sel, "head"])}
+    key_heads = key_heads.assign(is_key=is_key)
     per_ds = [g for _, g in key_heads.groupby("dataset")]
-    share = 100.0 * float(pd.Series([g.is_key.astype(bool).mean() for g in per_ds]).mean())
+    share = 100.0 * float(pd.Series([g.is_key.mean() for g in per_ds]).mean())
     if share <= 0:
         return set()
     return top_by_mean_rank(per_ds, "saliency", share)
@@ -124,7 +128,3 @@ def gather_claims(paths) -> pd.DataFrame:
 def claims_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Counts of verdicts per model and paper (for logs and captions)."""
     return df.groupby(["model", "paper", "holds"]).size().unstack("holds", fill_value=0).reset_index()
-
-
-def existing(paths) -> list[str]:
-    return [str(p) for p in paths if Path(p).is_file()]

@@ -47,6 +47,13 @@ def figure_paths(stem):
     return report_figure(stem, [f"results/{{model}}/figures/{stem}.{ext}" for ext in FIGURE_FORMATS])
 
 
+def palette(*families):
+    """The colours of the head families one figure draws: a figure's params list only the
+    plotting settings it uses, so changing another colour does not rerun it. (In a fixed
+    order: Snakemake compares params as text, and a config's key order must not matter.)"""
+    return {f: config["plots"]["palette"][f] for f in families if f in config["plots"]["palette"]}
+
+
 FIGURES = ["F1_layer_distribution", "F2_attention", "F3_threshold_sweep", "S1_head_map"]
 # Figures of all models together: paths without the format suffix.
 GLOBAL_FIGURES = ["results/synthesis/figures/S2_claims"]

@@ -1,10 +1,3 @@
-def palette(*families):
-    """The colours of the head families one figure draws: a figure's params list only the
-    plotting settings it uses, so changing another colour does not rerun it. (In a fixed
-    order: Snakemake compares params as text, and a config's key order must not matter.)"""
-    return {f: config["plots"]["palette"][f] for f in families if f in config["plots"]["palette"]}
-
-
 rule plot_layer_distribution:
     """F1: layer distribution of the top TR, TL and induction heads."""
     input:

@@ -28,8 +28,15 @@ def ltv_sweep(model):
     return [f"layer{l}" for l in sweep_layers(ltv_n_layers(model), LTV["sweep_stride"])]
 
 
-def ltv_vector(model, dataset, conf):
-    return f"results/{model}/ltv/vectors/{dataset}/{conf}.safetensors"
+def ltv_vector(model, dataset):
+    return f"results/{model}/ltv/vectors/{dataset}.safetensors"
+
+
+def ltv_configurations(wildcards):
+    """Every L1 site and F4 sweep layer for ltv.datasets; only the baseline for L7-only datasets."""
+    if wildcards.dataset in LTV_DATASETS:
+        return list(LTV["configurations"]) + ltv_sweep(wildcards.model)
+    return ["baseline"]
 
 
 def ltv_fv_input(wildcards):
@@ -64,23 +71,20 @@ if LTV_DATASETS:
     CLAIMS_FILES.append(ltv_claims)
 
 
-wildcard_constraints:
-    conf="baseline|pos4|multipos|multilayer|multi|icl|layer[0-9]+",
-
-
 rule ltv_train:
-    """Train one LTV (theta per layer and position of the configuration), model frozen."""
+    """Train the LTVs of one dataset (theta per layer and position of every configuration), model frozen."""
     input:
         manifest=manifest,
     output:
-        vectors="results/{model}/ltv/vectors/{dataset}/{conf}.safetensors",
-        curve="results/{model}/ltv/curves/{dataset}/{conf}.csv",
+        vectors="results/{model}/ltv/vectors/{dataset}.safetensors",
+        curve="results/{model}/ltv/curves/{dataset}.csv",
     params:
+        configurations=ltv_configurations,
         ltv=lambda w: {k: LTV[k] for k in ("steps", "lr", "weight_decay", "batch_size", "n_train", "n_eval", "n_shot",
                                            "label_tokens", "layer_stride")},
         dataset=lambda w: config["datasets"][w.dataset],
     log:
-        "logs/ltv_train/{model}/{dataset}/{conf}.log",
+        "logs/ltv_train/{model}/{dataset}.log",
     threads: LTV["threads"]
     resources:
         mem_mb=model_mem_mb,
@@ -97,7 +101,7 @@ rule ltv_evaluate:
     input:
         unpack(ltv_fv_input),
         manifest=manifest,
-        vectors=lambda w: [ltv_vector(w.model, w.dataset, c) for c in LTV["configurations"] + ltv_sweep(w.model)],
+        vectors=lambda w: ltv_vector(w.model, w.dataset),
     output:
         table="results/{model}/ltv/accuracy/{dataset}.csv",
         per_query="results/{model}/ltv/accuracy/{dataset}.per_query.safetensors",
@@ -140,7 +144,7 @@ rule ltv_mechanism:
     """L3 (OV / MLP reconstructions) and L4 (saliency, key vs random ablation, sink share)."""
     input:
         manifest=manifest,
-        vector=lambda w: ltv_vector(w.model, w.dataset, "baseline"),
+        vectors=lambda w: ltv_vector(w.model, w.dataset),
     output:
         table="results/{model}/ltv/mechanism/{dataset}.csv",
         heads="results/{model}/ltv/key_heads/{dataset}.csv",
@@ -181,7 +185,7 @@ rule ltv_linear:
     """L5 and F6 data: linear propagation map per sweep layer and its polar decomposition."""
     input:
         manifest=manifest,
-        vectors=lambda w: [ltv_vector(w.model, w.dataset, c) for c in ltv_sweep(w.model)],
+        vectors=lambda w: ltv_vector(w.model, w.dataset),
     output:
         "results/{model}/ltv/linear/{dataset}.csv",
     params:
@@ -203,7 +207,7 @@ rule ltv_transfer:
     """L6: cross-task transfer matrix of the baseline LTVs."""
     input:
         manifest=manifest,
-        vectors=lambda w: [ltv_vector(w.model, d, "baseline") for d in LTV_DATASETS],
+        vectors=lambda w: [ltv_vector(w.model, d) for d in LTV_DATASETS],
     output:
         table="results/{model}/ltv/transfer.csv",
         claims="results/{model}/claims/ltv_transfer.csv",
@@ -224,7 +228,7 @@ rule ltv_composition:
     """L7: sum of the LTVs of the composition tasks on the composed task."""
     input:
         manifest=manifest,
-        vectors=lambda w: [ltv_vector(w.model, d, "baseline") for d in LTV_COMPOSITION["tasks"]],
+        vectors=lambda w: [ltv_vector(w.model, d) for d in LTV_COMPOSITION["tasks"]],
     output:
         table="results/{model}/ltv/composition.csv",
         claims="results/{model}/claims/ltv_composition.csv",

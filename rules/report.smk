@@ -10,6 +10,9 @@ FIGURE_INFO = {
     "F1_layer_distribution": ("Paper A: TSLA", "F1 layer distribution"),
     "F2_attention": ("Paper A: TSLA", "F2 attention of TR vs TL heads"),
     "F3_threshold_sweep": ("Paper A: TSLA", "F3 threshold sensitivity"),
+    "F4_ltv_layers": ("Paper B: LTV", "F4 accuracy vs injection layer"),
+    "F5_ltv_key_heads": ("Paper B: LTV", "F5 LTV key heads"),
+    "F6_ltv_rotation": ("Paper B: LTV", "F6 rotation vs stretch"),
     "Y5_ablation_curves": ("Paper C: Yin & Steinhardt", "Y5 mean ablation curves"),
     "Y6_token_loss": ("Paper C: Yin & Steinhardt", "Y6 token-loss difference"),
     "Y7_addback": ("Paper C: Yin & Steinhardt", "Y7 FV add-back"),
@@ -63,7 +66,8 @@ rule figure_provenance:
     log:
         "logs/figure_provenance/{where}/{figure}.log",
     wildcard_constraints:
-        where="|".join(sorted(map(str, config["models"])) + ["synthesis"]),
+        where="|".join([re.escape(str(m)) for m in sorted(config["models"], key=lambda m: (-len(str(m)), str(m)))]
+                       + ["synthesis"]),
         figure="[A-Za-z0-9_\-]+",
     resources:
         mem_mb=512,

@@ -39,7 +39,7 @@ rule plot_head_map:
     output:
         figure_paths("S1_head_map"),
     params:
-        palette=config["plots"]["palette"],
+        palette=palette("tr", "tl", "ih", "fv", "ltv"),  # the colours of the sets it draws
         dpi=config["plots"]["dpi"],
     log:
         "logs/plot_head_map/{model}.log",

@@ -110,7 +110,8 @@ rule plot_yin:
         y7=figure_paths("Y7_addback"),
         y8=figure_paths("Y8_ablation_types"),
     params:
-        palette=config["plots"]["palette"],
+        palette=palette("ih", "fv", "random"),
+        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_yin/{model}.log",
     resources:
@@ -150,7 +151,8 @@ rule plot_yin_dynamics:
     output:
         figure_paths("Y9_training_dynamics"),
     params:
-        palette=config["plots"]["palette"],
+        palette=palette("ih", "fv"),
+        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_yin_dynamics/{model}.log",
     resources:

@@ -33,7 +33,8 @@ def test_shipped_configs_validate_and_get_defaults(path):
         assert entry["label_key"] == "label"
         assert entry["split_seed"] == 0
     for name, entry in cfg["models"].items():
-        assert entry["gpu"] == raw["models"][name].get("gpu", 0)
+        parent = entry.get("checkpoint_of", name)  # checkpoints inherit their model's scheduling keys
+        assert entry["gpu"] == raw["models"][parent].get("gpu", 0)
 
 
 def test_paper_config_values():

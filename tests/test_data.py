@@ -13,6 +13,7 @@ import pytest
 
 from icl_heads import config as cfgmod
 from icl_heads.builtin_tasks import BUILTIN_TASKS
+from icl_heads.builtin_texts import BUILTIN_TEXTS
 from icl_heads.data import load_dataset
 from icl_heads.errors import ConfigError, DataError
 
@@ -81,7 +82,9 @@ PAPER_FV_TASKS = {"antonym": (1678, 720), "capitalize": (569, 244), "country-cap
 
 def test_paper_config_lists_exactly_the_expected_datasets(paper_cfg):
     assert set(paper_cfg["classification_datasets"]) == set(PAPER_LABEL_WORDS)
-    assert set(paper_cfg["datasets"]) == set(PAPER_LABEL_WORDS) | set(PAPER_FV_TASKS)
+    # plus WikiText-2 (Y6) and the LTV composition tasks (L7)
+    other = {"wikitext2", "masculine_feminine", "english_french_feminine"}
+    assert set(paper_cfg["datasets"]) == set(PAPER_LABEL_WORDS) | set(PAPER_FV_TASKS) | other
     fv = paper_cfg["fv"]
     assert set(fv["scoring_tasks"]) | set(fv["eval_tasks"]) == set(PAPER_FV_TASKS)
     assert not set(fv["scoring_tasks"]) & set(fv["eval_tasks"])
@@ -190,11 +193,13 @@ def test_snli_split_seed_changes_the_split(paper_cfg, shared_data):
 # ------------------------------------------------------------------ builtin tasks
 BUILTIN_NAMES = ["sentiment_lexicon", "country_continent", "topic_noun", "word_language", "country_capital",
                  "capitalize", "antonym", "present_past", "singular_plural", "english_french", "country_currency",
-                 "lowercase"]
+                 "lowercase", "masculine_feminine", "english_french_feminine"]
 
 
 def test_default_config_lists_the_builtin_datasets(default_cfg):
-    assert sorted(default_cfg["datasets"]) == sorted(BUILTIN_NAMES)
+    texts = {n for n, e in default_cfg["datasets"].items() if e.get("task", n) in BUILTIN_TEXTS}
+    assert texts == {"english_essays"}
+    assert sorted(set(default_cfg["datasets"]) - texts) == sorted(BUILTIN_NAMES)
 
 
 @pytest.mark.parametrize("name", BUILTIN_NAMES)

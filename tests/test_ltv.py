@@ -222,3 +222,36 @@ def test_final_state_change_matches_separate_runs(tiny_hooked, tokenizer):
         with ltv.injected(m, ltv.Site((1,), (-1,)), thetas[i][None, None], b):
             r = m.run(b, want=("resid",)).resid[:, -1]
         assert torch.allclose(delta[i], (r - ref0).mean(0), atol=1e-4)
+
+
+@pytest.mark.slow
+def test_ltv_trains_on_sst2_with_smollm2(shared_data):
+    """End to end on the real default model: a few AdamW steps on SST-2 queries lower the
+    label loss, and LTV, Vanilla TV and zero-shot evaluate on held-out queries."""
+    import os
+    from pathlib import Path
+
+    import yaml
+
+    from conftest import ROOT
+    from icl_heads.data import load_dataset
+    from icl_heads.models import load_hooked
+    from icl_heads.prompts import label_tokens
+
+    res = Path(os.environ.get("ICL_TEST_RESOURCES", ROOT / "resources")) / "smollm2-135m"
+    if not (res / "manifest.json").is_file():
+        pytest.skip(f"SmolLM2 not materialised at {res} (set ICL_TEST_RESOURCES)")
+    cfg = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
+    task = load_dataset("sst2", cfg, data_dir=shared_data)
+    model = load_hooked(res, attn="sdpa")
+    sets = ltv.query_sets(task, model.tokenizer, n_train=8, n_eval=8, n_shot=2, seed=0)
+    site = ltv.site("baseline", model.n_layers)
+    theta, curve = ltv.train_ltv(model, sets["train_zs"], site, steps=4, lr=0.05, batch_size=8)
+    assert curve[-1]["loss"] < curve[0]["loss"]
+    assert theta.shape == (1, 1, model.d_model)
+    r_icl, r_zs, heads = ltv.extraction_means(model, sets["train_icl"], sets["train_zs"])
+    labels = label_tokens(model.tokenizer, task.label_set, "sst2")
+    res = ltv.evaluate_many(model, sets["eval_zs"], labels,
+                            {"ltv": (site, theta), "vanilla": (site, ltv.vanilla_theta(r_icl, r_zs, site)), "zs": (None, None)})
+    assert all(len(r.correct) == 8 for r in res.values())
+    assert heads.shape == (model.n_layers, model.n_heads, model.d_model)

@@ -1,22 +1,24 @@
 """The HTML report (`snakemake --report report.html`) of the tiny workflow, opened in headless
 Chromium: every figure is in it and renders, with its caption, and the figure's provenance page
-(rule, code, parameters, inputs, model file and data hashes) is reachable from its caption.
+(rule, code, parameters, inputs, model file and data hashes) is reachable from its caption; a cell
+of the S2 claims table is traced to the model file and the data.
 
-The check runs once per session on the tiny end-to-end run of tests/test_workflow.py
-(test_report_of_the_tiny_run there). Run alone, this module builds its own tiny run, or reuses
-a finished one named by ICL_TEST_REPORT_WORKDIR (a working directory with config/config.yaml).
-Chromium: ICL_CHROMIUM, else chromium / chromium-browser / google-chrome on PATH (Debian:
-`apt-get install chromium`; .ci/run installs it); the Python side is playwright (requirements.txt).
+Here on the shared tiny build of tests/tiny_run.py (or a finished working directory named by
+ICL_TEST_REPORT_WORKDIR); tests/test_workflow.py runs the same check on its richer tiny run (FV,
+LTV and Paper C figures too). Chromium: ICL_CHROMIUM, else chromium / chromium-browser /
+google-chrome on PATH (Debian: `apt-get install chromium`; .ci/run installs it); the Python side
+is playwright (requirements.txt). Without them the checks skip and say why.
 """
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 from pathlib import Path
 
 import pytest
-from test_workflow import run_tiny, tiny_workdir  # noqa: F401  (fixtures shared with it)
+import tiny_run
 
 pytestmark = pytest.mark.slow
 
@@ -65,6 +67,7 @@ def check_report(wd: Path, run):
     exe = chromium_executable()
     playwright = sync_playwright()
     report = build_report(wd, run)
+    check_claims_cell_provenance(wd)
     with playwright as pw:
         figures = expected_figures(wd)
         model_sha = {m: cfg["sha256"] for m, cfg in _config(wd)["models"].items() if "sha256" in cfg}
@@ -112,12 +115,35 @@ def check_report(wd: Path, run):
                 body = frame.locator("body").inner_text()
                 assert f"- {fig}" in chain and "rule: " in chain
                 models = [m for m in model_sha if f"/{m}/" in fig] or list(_config(wd)["run_models"])
-                for m in models:
+                for m in filter(model_sha.get, models):  # models named by a file hash in the config
                     assert model_sha[m] in body, f"{prov}: no sha256 of {m}'s model file"
                 assert "builtin:" in body, f"{prov}: no data file hash"
             assert not errors, f"JavaScript errors in the report: {errors}"
         finally:
             browser.close()
+
+
+def check_claims_cell_provenance(wd: Path):
+    """A cell of the S2 table is traced through the claims file its row came from to the model
+    file's and the data's sha256."""
+    import subprocess
+    import sys
+
+    import pandas as pd
+
+    claims = pd.read_csv(wd / "results" / "claims.csv")
+    assert len(claims) and set(claims.holds) <= {"yes", "no", "unclear"}
+    root = Path(__file__).resolve().parent.parent
+    for row in (0, len(claims) - 1):
+        proc = subprocess.run([sys.executable, "-m", "icl_heads.provenance", "results/claims.csv", "--row", str(row),
+                               "--col", "value"], cwd=wd, capture_output=True, text=True, timeout=300,
+                              env={**os.environ, "PYTHONPATH": str(root)})
+        assert proc.returncode == 0, proc.stderr
+        out, src = proc.stdout, claims.source.iloc[row]
+        assert f"row {row} was copied from {src}" in out and f"- {src}" in out
+        m = claims.model.iloc[row]
+        assert _config(wd)["models"][m].get("sha256", "model: ") in out, f"claims row {row}: no model sha256"
+        assert re.search(r"data: .*\n\s+\S+ sha256 [0-9a-f]{64}", out), f"claims row {row}: no data file hash"
 
 
 def _config(wd: Path) -> dict:
@@ -134,11 +160,13 @@ def _category_of(categories: dict, path: str):
     return None
 
 
-def test_report_of_the_tiny_workflow(request):
-    if any(i.nodeid.endswith("test_workflow.py::test_report_of_the_tiny_run") for i in request.session.items):
-        pytest.skip("checked on the tiny run of tests/test_workflow.py (test_report_of_the_tiny_run)")
+def run_in(wd: Path, *args):
+    return tiny_run.snakemake(wd, "--cores", "2", *args)
+
+
+def test_report_of_the_tiny_workflow(tmp_path_factory, test_resources):
+    """On the shared tiny build of tests/tiny_run.py (TSLA and synthesis, no FV or LTV: the sets a
+    config does not compute are left empty), or on ICL_TEST_REPORT_WORKDIR."""
     reuse = os.environ.get("ICL_TEST_REPORT_WORKDIR")
-    wd = Path(reuse) if reuse else request.getfixturevalue("tiny_workdir")
-    if not (wd / "figures" / "README.md").is_file():
-        run_tiny(wd, "figures/")
-    check_report(wd, run_tiny)
+    wd = Path(reuse) if reuse else tiny_run.built_workdir(tmp_path_factory, test_resources)
+    check_report(wd, run_in)

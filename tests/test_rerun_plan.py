@@ -2,7 +2,8 @@
 setting only the figures that draw with it (and the gallery, whose inputs are then newer),
 a model's scheduling keys (mem_gb, gpu) nothing. Snakemake reruns a job when its params
 change (rerun trigger `params`), so each plotting rule lists exactly the plotting settings
-it uses (dpi, its palette colours) and no other rule lists any."""
+it uses (dpi, its palette colours) and no other rule lists any. A changed figure also
+replans its provenance page of the HTML report (rules/report.smk)."""
 from __future__ import annotations
 
 import copy
@@ -16,14 +17,15 @@ from tiny_run import MODEL, planned_rules
 
 pytestmark = pytest.mark.slow
 
-PLOTS = {"plot_layer_distribution", "plot_attention", "plot_threshold_sweep"}
+PLOTS = {"plot_layer_distribution", "plot_attention", "plot_threshold_sweep"}  # F1-F3
+AFTER_A_FIGURE = {"figure_provenance", "gallery"}  # the report page of a figure, the gallery
 DEFAULT_PALETTE = yaml.safe_load((ROOT / "config" / "schema.yaml").read_text())[
     "properties"]["plots"]["properties"]["palette"]["default"]
 
 
 @pytest.fixture(scope="module")
-def built(tmp_path_factory):
-    wd = tiny_run.built_workdir(tmp_path_factory)
+def built(tmp_path_factory, test_resources):
+    wd = tiny_run.built_workdir(tmp_path_factory, test_resources)
     return wd, yaml.safe_load((wd / "config" / "config.yaml").read_text())
 
 
@@ -43,20 +45,20 @@ def test_dpi_plans_every_figure_and_the_gallery_only(built):
     wd, cfg = built
     cfg = copy.deepcopy(cfg)
     cfg["plots"] = {"dpi": 120}
-    assert plan(wd, cfg, "dpi") == PLOTS | {"gallery"}
+    assert plan(wd, cfg, "dpi") == PLOTS | {"plot_head_map", "plot_claims"} | AFTER_A_FIGURE  # + S1, S2
 
 
 @pytest.mark.parametrize(("family", "figures"), [
-    ("ih", {"plot_layer_distribution"}),   # F1 draws TR, TL and induction heads
-    ("random", {"plot_threshold_sweep"}),  # F3 draws TR, TL and random heads
-    ("fv", set()),                         # no TSLA figure draws FV heads
-    ("tr", PLOTS),
+    ("ih", {"plot_layer_distribution", "plot_head_map"}),  # F1: TR, TL, IH; S1: TR, TL, IH, FV, LTV keys
+    ("random", {"plot_threshold_sweep"}),                  # F3: TR, TL, random
+    ("fv", {"plot_head_map"}),
+    ("tr", PLOTS | {"plot_head_map"}),
 ])
 def test_a_palette_colour_plans_only_the_figures_that_draw_it(built, family, figures):
     wd, cfg = built
     cfg = copy.deepcopy(cfg)
     cfg["plots"] = {"palette": {**DEFAULT_PALETTE, family: "#000000"}}
-    assert plan(wd, cfg, f"palette_{family}") == (figures | {"gallery"} if figures else set())
+    assert plan(wd, cfg, f"palette_{family}") == figures | AFTER_A_FIGURE  # S2 (plot_claims) has no palette
 
 
 def test_a_model_s_memory_and_gpu_plan_nothing(built):

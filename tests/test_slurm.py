@@ -168,11 +168,11 @@ def jobcomp_records() -> dict[str, dict]:
 
 
 @pytest.mark.slow
-def test_tiny_workflow_through_the_slurm_profile(slurm_cluster, tmp_path_factory, record_property):
+def test_tiny_workflow_through_the_slurm_profile(slurm_cluster, tmp_path_factory, test_resources, record_property):
     """A model job and a TSLA table through profiles/slurm (with the two settings of a cluster
     without accounting); Slurm's records show each job, the model jobs with a GPU and the
     model's memory; the tables equal those of a local run of the same config."""
-    ref = tiny_run.built_workdir(tmp_path_factory)  # the local run
+    ref = tiny_run.built_workdir(tmp_path_factory, test_resources)  # the local run
     cfg = yaml.safe_load((ref / "config" / "config.yaml").read_text())
     assert cfg["models"][MODEL]["gpu"] == 1
     wd = tmp_path_factory.mktemp("slurm_run")

@@ -85,6 +85,10 @@ def test_ltv_key_set_size_and_choice():
             rows.append({"model": "toy", "dataset": ds, "layer": l, "head": h, "saliency": s, "is_key": bool(k)})
     # on average 1.5 of 4 heads are key -> top 37.5% -> 2 heads; mean saliency ranks: (1,0) 1.5, (0,0) 2
     assert ltv_key_set(pd.DataFrame(rows)) == {(1, 0), (0, 0)}
+    # the LTV rule's own aggregate (dataset "all") wins where it is there
+    rows += [{"model": "toy", "dataset": "all", "layer": l, "head": h, "saliency": 0.0, "is_key": (l, h) == (1, 1)}
+             for l, h in [(0, 0), (0, 1), (1, 0), (1, 1)]]
+    assert ltv_key_set(pd.DataFrame(rows)) == {(1, 1)}
 
 
 # ------------------------------------------------------------------ S2

@@ -48,7 +48,13 @@ def tiny_workdir(tmp_path_factory, test_resources):
     cfg["prompts"].update(n_score=4, n_eval=6, batch_size=4)
     cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
     cfg["tsla"].update(threshold_sweep=[3], random_seeds=2)
-    cfg["fv"].update(scoring_tasks=["country_capital", "capitalize"], n_prompts=2, n_shot=4)
+    cfg["fv"].update(scoring_tasks=["country_capital", "capitalize"], eval_tasks=["antonym"], n_prompts=2, n_shot=4,
+                     n_eval=3)
+    cfg["fv"]["ablation"].update(percents=[5], random_seeds=1, modes=["mean"])
+    cfg["fv"]["token_loss"].update(n_docs=1, early=10, late=40, window=0)
+    cfg["ltv"].update(datasets=["sentiment_lexicon"], configurations=["baseline"], sweep_stride=30, n_train=4, n_eval=4,
+                      steps=2, batch_size=4, random_seeds=1, linear={"n_noise": 4, "n_queries": 2},
+                      peft={"dataset": "sentiment_lexicon", "methods": ["ltv", "lora"]}, composition={"tasks": []})
     cfg["data_dir"] = str(SHARED_DATA)
     cfg["resources_dir"] = test_resources
     (wd / "config").mkdir()
@@ -80,6 +86,13 @@ def test_tiny_workflow_end_to_end(tiny_workdir):
     assert len(fv) == 270 and fv.n_tasks.eq(2).all()
     ov = pd.read_csv(wd / f"results/{m}/heads/ih_fv_overlap.csv")
     assert ov.k.iloc[0] == 6 and 0 <= ov.overlap_pct_of_ih.iloc[0] <= 100  # top 2% of 270 heads
+    for stem in ("Y5_ablation_curves", "Y6_token_loss", "Y7_addback", "Y8_ablation_types"):  # Paper C figures
+        assert (wd / "figures" / f"{stem}__{m}.png").is_file(), stem
+    curves = pd.read_csv(wd / f"results/{m}/yin/ablation_curves.csv")
+    assert set(curves.family) == {"clean", "IH", "FV", "IH_excl", "FV_excl", "random"}
+    keys = pd.read_csv(wd / f"results/{m}/ltv/key_heads.csv")  # Paper B key heads, read by S1
+    assert {"model", "dataset", "layer", "head", "saliency", "is_key"} <= set(keys.columns)
+    assert set(keys.dataset) == {"sentiment_lexicon", "all"} and keys[keys.dataset == "all"].is_key.sum() == 27
 
     # provenance of one cell, traced back to the model file and the data
     proc = subprocess.run([sys.executable, "-m", "icl_heads.provenance",

@@ -47,15 +47,9 @@ def snakemake(wd: Path, *args, configfile: Path | None = None, timeout: float = 
     return proc
 
 
-def resources_dir(tmp_path_factory) -> str:
-    """Where models are materialised: ICL_TEST_RESOURCES (reused) or once per session."""
-    if "resources" not in _cache:
-        _cache["resources"] = os.environ.get("ICL_TEST_RESOURCES") or str(tmp_path_factory.mktemp("resources"))
-    return _cache["resources"]
-
-
 def tiny_config(resources: str) -> dict:
-    """config/config.yaml cut down to SmolLM2 on one dataset with a few prompts, no FV scoring;
+    """config/config.yaml cut down to SmolLM2 on one dataset with a few prompts, no FV scoring
+    (so no Paper C) and no LTV (Paper B): TSLA, synthesis, report pages and the gallery;
     the model entry asks for one GPU (a model job then requests a GPU from a scheduler; it
     still runs on the CPU where there is no CUDA)."""
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
@@ -66,6 +60,7 @@ def tiny_config(resources: str) -> dict:
     cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
     cfg["tsla"].update(threshold_sweep=[3], random_seeds=1, sweep_random_seeds=1)
     cfg["fv"].update(scoring_tasks=[], eval_tasks=[])
+    cfg["ltv"]["datasets"] = []
     cfg["data_dir"] = str(SHARED_DATA)
     cfg["resources_dir"] = resources
     return cfg
@@ -78,11 +73,12 @@ def write_config(wd: Path, cfg: dict, name: str = "config.yaml") -> Path:
     return path
 
 
-def built_workdir(tmp_path_factory) -> Path:
-    """A working directory where `snakemake figures/` has run to completion on tiny_config."""
+def built_workdir(tmp_path_factory, resources: str) -> Path:
+    """A working directory where `snakemake figures/` has run to completion on tiny_config
+    (resources: conftest's test_resources, where the model is materialised)."""
     if "built" not in _cache:
         wd = tmp_path_factory.mktemp("tiny_built")
-        write_config(wd, tiny_config(resources_dir(tmp_path_factory)))
+        write_config(wd, tiny_config(resources))
         snakemake(wd, "--cores", "2", "figures/")
         _cache["built"] = wd
     return _cache["built"]

@@ -53,3 +53,13 @@ def fv_heads(job, path) -> list[tuple[int, int]]:
 
     df = pd.read_csv(path)
     return sorted(top_set(score_matrix(df, "fv").nan_to_num(float("-inf")), job.config["fv"]["top_percent"]))
+
+
+def read_vectors(path) -> dict:
+    """configuration -> (Site, theta) of a vectors file written by rule ltv_train."""
+    from icl_heads import ltv
+    from icl_heads.io import load_tensors
+
+    t, meta = load_tensors(path)
+    return {c: (ltv.Site(tuple(m["layers"]), tuple(m["positions"]), m["prompt"]), t[f"theta.{c}"])
+            for c, m in meta["sites"].items()}

@@ -6,9 +6,9 @@ import pandas as pd
 
 from icl_heads import claims, ltv
 from icl_heads.config import job_seed
-from icl_heads.io import load_tensors, write_csv
+from icl_heads.io import write_csv
 from icl_heads.stats import paired_bootstrap
-from ltv_common import acc_row, load_model, ltv_cfg, task_and_queries
+from ltv_common import acc_row, load_model, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -16,10 +16,7 @@ w, cfg = job.wildcards, ltv_cfg(job)
 ccfg = cfg["composition"]
 model = load_model(job, smk.input.manifest)
 seed = job_seed(job.config, "ltv_composition", w["model"])
-vecs = []
-for p in smk.input.vectors:
-    t, meta = load_tensors(p)
-    vecs.append((meta["dataset"], ltv.Site(tuple(meta["layers"]), tuple(meta["positions"]), meta["prompt"]), t["theta"]))
+vecs = [(d, *read_vectors(p)["baseline"]) for d, p in zip(ccfg["tasks"], smk.input.vectors)]
 site = vecs[0][1]
 if any(v[1] != site for v in vecs):
     raise SystemExit("ltv.composition: the composed vectors must share their injection site")

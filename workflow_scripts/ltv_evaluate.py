@@ -3,12 +3,11 @@ every configured site, plus zero-shot and ICL, on the evaluation queries."""
 from common import Job  # noqa: I001
 
 import pandas as pd
-import torch
 
 from icl_heads import ltv
 from icl_heads.config import job_seed
-from icl_heads.io import load_tensors, save_tensors, write_csv
-from ltv_common import acc_row, fv_heads, load_model, ltv_cfg, site_of, task_and_queries
+from icl_heads.io import save_tensors, write_csv
+from ltv_common import acc_row, fv_heads, load_model, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -24,14 +23,11 @@ heads = fv_heads(job, smk.input.fv) if smk.input.get("fv") else None
 
 conds = {"zs": {}, "icl": {}}
 meta = {}
-for path in smk.input.vectors:
-    t, m = load_tensors(path)
-    conf = m["configuration"]
-    s = site_of(job, model, conf)
+for conf, (s, theta) in read_vectors(smk.input.vectors).items():
     group = "icl" if s.prompt == "icl" else "zs"
     kind = "sweep" if conf.startswith("layer") else "configuration"
     meta[conf] = (s, kind)
-    conds[group][("LTV", conf)] = (s, t["theta"])
+    conds[group][("LTV", conf)] = (s, theta)
     conds[group][("Vanilla TV", conf)] = (s, ltv.vanilla_theta(r_icl, r_zs, s))
     if heads:
         conds[group][("FV", conf)] = (s, ltv.fv_theta(head_means, heads, s))

@@ -9,8 +9,8 @@ import torch
 
 from icl_heads import ltv
 from icl_heads.config import job_seed
-from icl_heads.io import load_tensors, write_csv
-from ltv_common import load_model, ltv_cfg, task_and_queries
+from icl_heads.io import write_csv
+from ltv_common import load_model, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -26,17 +26,17 @@ label_ids = sorted(set(labels)) if labels else sorted({p.answer_token for p in s
 W_U = model.unembed().float()
 W_Y = W_U[label_ids]
 rows = []
-for path in smk.input.vectors:
-    t, meta = load_tensors(path)
-    layer = meta["layers"][0]
-    theta = t["theta"][0, 0].float()
+sweep = {c: v for c, v in read_vectors(smk.input.vectors).items() if c.startswith("layer")}
+for conf, (site, theta_full) in sorted(sweep.items(), key=lambda kv: kv[1][0].layers[0]):
+    layer = site.layers[0]
+    theta = theta_full[0, 0].float()
     X = ltv.noisy_copies(theta, lcfg["n_noise"], lcfg["noise_scale"], seed + layer)
     Y, _ = ltv.final_state_change(model, fit_q, layer, X)
     W = ltv.fit_linear_map(X, Y)
     Q, S = ltv.polar(W)
     # accuracy on the evaluation queries: LTV itself vs its effect replaced by W theta at the final state
     _, base_ev = ltv.final_state_change(model, ev, layer, theta[None])
-    res = ltv.evaluate(model, ev, labels, ltv.Site((layer,), (-1,)), t["theta"], batch_size=cfg["batch_size"])
+    res = ltv.evaluate(model, ev, labels, site, theta_full, batch_size=cfg["batch_size"])
     rec = ltv.logits_from_final(model, base_ev + (W.float() @ theta)[None]).argmax(-1)
     fit_r2 = 1 - float(((X.double() @ W.T - Y.double()) ** 2).sum() / ((Y.double() - Y.double().mean(0)) ** 2).sum())
     Qt = (Q @ theta.double()).float()

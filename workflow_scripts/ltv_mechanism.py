@@ -11,10 +11,10 @@ from icl_heads import claims, ltv
 from icl_heads.config import job_seed
 from icl_heads.hooked import HeadAblation, left_pad
 from icl_heads.interventions import random_heads
-from icl_heads.io import load_tensors, write_csv
+from icl_heads.io import write_csv
 from icl_heads.scores import top_set
 from icl_heads.stats import paired_bootstrap
-from ltv_common import acc_row, load_model, ltv_cfg, task_and_queries
+from ltv_common import acc_row, load_model, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -23,9 +23,7 @@ model = load_model(job, smk.input.manifest, attn="eager")  # attention weights f
 task, sets, labels = task_and_queries(job, model, w["dataset"], icl=False)
 seed = job_seed(job.config, "ltv_mechanism", w["model"], w["dataset"])
 bs = cfg["batch_size"]
-t, meta = load_tensors(smk.input.vector)
-theta = t["theta"]
-site = ltv.Site(tuple(meta["layers"]), tuple(meta["positions"]), meta["prompt"])
+site, theta = read_vectors(smk.input.vectors)["baseline"]
 layer = site.layers[0]
 th = theta[0, 0]
 ev = sets["eval_zs"]
@@ -81,7 +79,9 @@ prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest), dat
                                "ablation": "key heads = top ltv.key_head_percent% by saliency, z zeroed at every position",
                                "attn_sink": "attention from N to the first real token (BOS), mean over evaluation queries"},
                       config_keys=["ltv.key_head_percent", "ltv.random_seeds", "ltv.n_eval"])
-write_csv(pd.DataFrame(rows), smk.output.table, prov)
+table = pd.DataFrame(rows)
+table["random_seed"] = table["random_seed"].astype("Int64")
+write_csv(table, smk.output.table, prov)
 write_csv(heads, smk.output.heads, prov)
 
 vals = {"ltv": runs["full LTV"].correct.numpy(), "ov": runs["OV reconstruction"].correct.numpy(),

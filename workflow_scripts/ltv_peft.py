@@ -17,6 +17,10 @@ pcfg = cfg["peft"]
 seed = job_seed(job.config, "ltv_peft", w["model"])
 rows = []
 for method in pcfg["methods"]:
+    import gc
+
+    model = None
+    gc.collect()
     model = load_model(job, smk.input.manifest)  # a fresh copy per method: peft changes the model in place
     task, sets, _ = task_and_queries(job, model, pcfg["dataset"], icl=False)
     layer = model.n_layers // 2

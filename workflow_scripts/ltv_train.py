@@ -1,5 +1,7 @@
-"""Rule ltv_train: one learned task vector per (model, dataset, configuration), trained on the
-training queries with the model frozen; the vectors and the training curve."""
+"""Rule ltv_train: the learned task vectors of one (model, dataset), one per configuration
+(every L1 site and every F4 sweep layer; only `baseline` for datasets used only by L7),
+each trained on the training queries with the model frozen. One job per (model, dataset)
+so that the model is loaded and the prompts built once."""
 from common import Job  # noqa: I001
 
 import pandas as pd
@@ -13,27 +15,28 @@ job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
 model = load_model(job, smk.input.manifest)
-site = site_of(job, model, w["conf"])
-task, sets, _ = task_and_queries(job, model, w["dataset"], icl=site.prompt == "icl")
-prompts = sets["train_icl"] if site.prompt == "icl" else sets["train_zs"]
-seed = job_seed(job.config, "ltv_train", w["model"], w["dataset"], w["conf"])
-job.log.info("training %s on %s: layers %s positions %s (%s prompts), %d steps", w["conf"], w["dataset"],
-             site.layers, site.positions, site.prompt, cfg["steps"])
-theta, curve = ltv.train_ltv(model, prompts, site, steps=cfg["steps"], lr=cfg["lr"], weight_decay=cfg["weight_decay"],
-                             batch_size=cfg["batch_size"], seed=seed, label_mode=cfg["label_tokens"], progress=True)
+confs = list(smk.params.configurations)
+sites = {c: site_of(job, model, c) for c in confs}
+task, sets, _ = task_and_queries(job, model, w["dataset"], icl=any(s.prompt == "icl" for s in sites.values()))
+seed = job_seed(job.config, "ltv_train", w["model"], w["dataset"])
+tensors, meta, curves = {}, {}, []
+for c, site in sites.items():
+    prompts = sets["train_icl"] if site.prompt == "icl" else sets["train_zs"]
+    job.log.info("training %s on %s: layers %s positions %s (%s prompts), %d steps", c, w["dataset"], site.layers,
+                 site.positions, site.prompt, cfg["steps"])
+    theta, curve = ltv.train_ltv(model, prompts, site, steps=cfg["steps"], lr=cfg["lr"], weight_decay=cfg["weight_decay"],
+                                 batch_size=cfg["batch_size"], seed=seed, label_mode=cfg["label_tokens"], progress=True)
+    tensors[f"theta.{c}"] = theta
+    meta[c] = {"layers": list(site.layers), "positions": list(site.positions), "prompt": site.prompt}
+    curves += [{"model": w["model"], "dataset": w["dataset"], "configuration": c, **r, "n": len(prompts), "seed": seed}
+               for r in curve]
 prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest), data=task.provenance(),
-                      choices={"site": {"layers": list(site.layers), "positions": list(site.positions), "prompt": site.prompt},
+                      choices={"sites": meta,
                                "loss": f"-log p(label | query, theta), mean over the label tokens ({cfg['label_tokens']})",
                                "optimiser": "AdamW on theta only (initialised at 0), model weights frozen",
-                               "queries": f"first {len(prompts)} test-split queries (evaluation uses the next ltv.n_eval)"},
+                               "queries": "the first ltv.n_train test-split queries (evaluation uses the next ltv.n_eval)"},
                       config_keys=["ltv.steps", "ltv.lr", "ltv.weight_decay", "ltv.batch_size", "ltv.n_train",
                                    "ltv.label_tokens", "ltv.layer_stride", "ltv.n_shot"])
-meta = {"layers": list(site.layers), "positions": list(site.positions), "prompt": site.prompt, "model": w["model"],
-        "dataset": w["dataset"], "configuration": w["conf"], "seed": seed}
-save_tensors({"theta": theta}, smk.output.vectors, prov, metadata=meta)
-df = pd.DataFrame(curve)
-df.insert(0, "configuration", w["conf"])
-df.insert(0, "dataset", w["dataset"])
-df.insert(0, "model", w["model"])
-df["n"], df["seed"] = len(prompts), seed
-write_csv(df, smk.output.curve, prov)
+save_tensors(tensors, smk.output.vectors, prov,
+             metadata={"sites": meta, "model": w["model"], "dataset": w["dataset"], "seed": seed})
+write_csv(pd.DataFrame(curves), smk.output.curve, prov)

@@ -7,18 +7,15 @@ import pandas as pd
 
 from icl_heads import claims, ltv
 from icl_heads.config import job_seed
-from icl_heads.io import load_tensors, write_csv
-from ltv_common import acc_row, load_model, ltv_cfg, task_and_queries
+from icl_heads.io import write_csv
+from ltv_common import acc_row, load_model, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
 model = load_model(job, smk.input.manifest)
 seed = job_seed(job.config, "ltv_transfer", w["model"])
-vecs = {}
-for p in smk.input.vectors:
-    t, meta = load_tensors(p)
-    vecs[meta["dataset"]] = (ltv.Site(tuple(meta["layers"]), tuple(meta["positions"]), meta["prompt"]), t["theta"])
+vecs = {d: read_vectors(p)["baseline"] for d, p in zip(cfg["datasets"], smk.input.vectors)}
 rows, data = [], {}
 for target in cfg["datasets"]:
     task, sets, labels = task_and_queries(job, model, target, icl=False)

@@ -9,14 +9,14 @@ from icl_heads.plotting import ablation_curves, addback_bars, token_loss_bars
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 m, pal = job.wildcards["model"], job.params["palette"]
-prov = job.provenance(config_keys=["plots"])
+prov = job.provenance()  # the plotting params (palette, dpi) are recorded
 curves = pd.read_csv(smk.input.curves)
 save_figure(ablation_curves(curves, ["mean"], f"{m}: 10-shot accuracy with heads mean-ablated (Y5)", pal),
-            list(smk.output.y5), prov)
+            list(smk.output.y5), prov, dpi=job.params["dpi"])
 modes = [x for x in ("mean", "zero", "replace") if x in set(curves.ablation)]
 save_figure(ablation_curves(curves, modes, f"{m}: the Y5 curves under each ablation type (Y8)", pal),
-            list(smk.output.y8), prov)
+            list(smk.output.y8), prov, dpi=job.params["dpi"])
 tl = pd.read_csv(smk.input.token_loss)
-save_figure(token_loss_bars(tl, f"{m}: token-loss difference on {tl.dataset.iloc[0]} (Y6)", pal), list(smk.output.y6), prov)
+save_figure(token_loss_bars(tl, f"{m}: token-loss difference on {tl.dataset.iloc[0]} (Y6)", pal), list(smk.output.y6), prov, dpi=job.params["dpi"])
 save_figure(addback_bars(pd.read_csv(smk.input.addback), f"{m}: function vector added at layer L/3 (Y7)", pal),
-            list(smk.output.y7), prov)
+            list(smk.output.y7), prov, dpi=job.params["dpi"])

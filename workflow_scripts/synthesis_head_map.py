@@ -25,7 +25,8 @@ choices = {
               "datasets of each head's rank percentile (ranks, so no dataset's score scale dominates)",
     "IH, FV": f"top {p['fv_top_percent']}% (fv.top_percent) by induction score and by FV score (mean over the "
               "scoring tasks), as in Paper C's Y3",
-    "LTV_key": "as many heads as a dataset marks is_key on average, by mean saliency rank over the LTV datasets",
+    "LTV_key": "is_key of key_heads.csv's dataset 'all' rows (the LTV rule's mean saliency over its datasets); "
+               "without them, as many heads as a dataset marks key on average, by mean saliency rank",
     "missing sets": "a set whose analysis is not configured (no fv.scoring_tasks, no ltv.datasets) is left empty "
                     "in head_map.csv and left out of head_overlaps.csv",
     "expected_overlap": "|A||B|/n_heads; p_value: hypergeometric P(overlap >= observed)",
