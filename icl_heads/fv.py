@@ -22,15 +22,22 @@ from .hooked import HeadPatch, HookedLM, RowHeadPatch, left_pad
 from .prompts import Prompt
 
 
-def mean_head_z(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
-    """Mean z at N over clean prompts: [L, H, d_head]."""
+def mean_at_final(model: HookedLM, prompts: list[Prompt], want: str, batch_size: int = 8) -> torch.Tensor:
+    """A per-head read at N averaged over prompts: want "z" -> [L, H, d_head]; "heads" ->
+    the residual-space head outputs [L, H, d_model]."""
+    attr = {"z": "z", "heads": "head_out"}[want]
     total, n = None, 0
     for s in range(0, len(prompts), batch_size):
         ps = prompts[s:s + batch_size]
-        z = model.run(left_pad([p.input_ids for p in ps], model.pad_id), want=("z",)).z.double()
-        total = z.sum(0) if total is None else total + z.sum(0)
+        x = getattr(model.run(left_pad([p.input_ids for p in ps], model.pad_id), want=(want,)), attr).double()
+        total = x.sum(0) if total is None else total + x.sum(0)
         n += len(ps)
     return (total / n).float()
+
+
+def mean_head_z(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
+    """Mean z at N over clean prompts: [L, H, d_head]."""
+    return mean_at_final(model, prompts, "z", batch_size)
 
 
 def _answer_prob(logits: torch.Tensor, token: int) -> torch.Tensor:

@@ -3,6 +3,7 @@ position's logits are computed (`logits_to_keep=1`), prompts run in left-padded
 batches, and the predictions are reduced to accuracy and TR ratio per query."""
 from __future__ import annotations
 
+import contextlib
 import random
 import sys
 from dataclasses import dataclass
@@ -116,11 +117,10 @@ def ablation(heads, mode: str, means: torch.Tensor | None = None) -> HeadAblatio
     return HeadAblation(sorted(heads), mode=mode, means=means if mode == "mean" else None)
 
 
-def mean_z(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
-    """Each head's z averaged over every real token position of the prompts: [L, H, d_head]
-    (the reference activation of mean ablation)."""
-    total = torch.zeros(model.n_layers, model.n_heads, model.d_head, dtype=torch.float64)
-    count = 0
+@contextlib.contextmanager
+def capture_z(model: HookedLM):
+    """While open, every forward pass leaves each layer's z at every position ([B, T, H*d_head],
+    after interventions) in the yielded dict, keyed by layer."""
     grabbed = {}
 
     def grab(l):
@@ -130,6 +130,18 @@ def mean_z(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch
 
     handles = [layer.self_attn.o_proj.register_forward_pre_hook(grab(l)) for l, layer in enumerate(model.layers)]
     try:
+        yield grabbed
+    finally:
+        for h in handles:
+            h.remove()
+
+
+def mean_z(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
+    """Each head's z averaged over every real token position of the prompts: [L, H, d_head]
+    (the reference activation of mean ablation)."""
+    total = torch.zeros(model.n_layers, model.n_heads, model.d_head, dtype=torch.float64)
+    count = 0
+    with capture_z(model) as grabbed:
         for s in range(0, len(prompts), batch_size):
             ps = prompts[s:s + batch_size]
             batch = left_pad([p.input_ids for p in ps], model.pad_id)
@@ -139,9 +151,6 @@ def mean_z(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch
                 z = grabbed[l].view(*m.shape, model.n_heads, model.d_head)
                 total[l] += z[m.to(z.device)].double().sum(0).cpu()
             count += int(m.sum())
-    finally:
-        for h in handles:
-            h.remove()
     return (total / count).float()
 
 

@@ -17,7 +17,9 @@ import sys
 import torch
 from tqdm import tqdm
 
+from .fv import mean_at_final
 from .hooked import HeadAblation, HookedLM, ResidAdd, left_pad
+from .interventions import capture_z
 from .prompts import Prompt
 from .scores import top_set
 
@@ -63,18 +65,12 @@ def token_z_sample(model: HookedLM, prompts: list[list[int]], n_draws: int, seed
     uniformly from the real tokens of `prompts`: [n_draws, L, H, d_head]."""
     rng = random.Random(seed)
     lengths = [len(p) for p in prompts]
-    picks = [(rng.randrange(len(prompts)), None) for _ in range(n_draws)]
-    picks = [(i, rng.randrange(lengths[i])) for i, _ in picks]
+    picks = []
+    for _ in range(n_draws):
+        i = rng.randrange(len(prompts))
+        picks.append((i, rng.randrange(lengths[i])))
     out = torch.zeros(n_draws, model.n_layers, model.n_heads, model.d_head)
-    grabbed = {}
-
-    def grab(l):
-        def f(module, args):
-            grabbed[l] = args[0].detach()
-        return f
-
-    handles = [layer.self_attn.o_proj.register_forward_pre_hook(grab(l)) for l, layer in enumerate(model.layers)]
-    try:
+    with capture_z(model) as grabbed:
         need = sorted({i for i, _ in picks})
         for s in range(0, len(need), batch_size):
             idx = need[s:s + batch_size]
@@ -88,9 +84,6 @@ def token_z_sample(model: HookedLM, prompts: list[list[int]], n_draws: int, seed
                     col = W - lengths[i] + t
                     for l in range(model.n_layers):
                         out[d, l] = grabbed[l][row, col].view(model.n_heads, model.d_head).float().cpu()
-    finally:
-        for h in handles:
-            h.remove()
     return out
 
 
@@ -144,16 +137,9 @@ def long_documents(tokenizer, texts: list[str], length: int, n_docs: int | None 
 
 
 # ------------------------------------------------------------------ Y7 add-back
-@torch.no_grad()
 def mean_head_outputs(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
     """Every head's output at N in residual space, averaged over prompts: [L, H, d_model]."""
-    total, n = None, 0
-    for s in range(0, len(prompts), batch_size):
-        ps = prompts[s:s + batch_size]
-        h = model.run(left_pad([p.input_ids for p in ps], model.pad_id), want=("heads",)).head_out.double()
-        total = h.sum(0) if total is None else total + h.sum(0)
-        n += len(ps)
-    return (total / n).float()
+    return mean_at_final(model, prompts, "heads", batch_size)
 
 
 def function_vector(head_means: torch.Tensor, heads) -> torch.Tensor:
