@@ -225,10 +225,9 @@ def test_final_state_change_matches_separate_runs(tiny_hooked, tokenizer):
 
 
 @pytest.mark.slow
-def test_ltv_trains_on_sst2_with_smollm2(shared_data):
+def test_ltv_trains_on_sst2_with_smollm2(shared_data, test_resources, tmp_path):
     """End to end on the real default model: a few AdamW steps on SST-2 queries lower the
     label loss, and LTV, Vanilla TV and zero-shot evaluate on held-out queries."""
-    import os
     from pathlib import Path
 
     import yaml
@@ -238,9 +237,12 @@ def test_ltv_trains_on_sst2_with_smollm2(shared_data):
     from icl_heads.models import load_hooked
     from icl_heads.prompts import label_tokens
 
-    res = Path(os.environ.get("ICL_TEST_RESOURCES", ROOT / "resources")) / "smollm2-135m"
-    if not (res / "manifest.json").is_file():
-        pytest.skip(f"SmolLM2 not materialised at {res} (set ICL_TEST_RESOURCES)")
+    from test_workflow import smk
+
+    res = Path(test_resources) / "smollm2-135m"
+    if not (res / "manifest.json").is_file():  # materialised once per session, by the workflow's own rule
+        smk("-s", str(ROOT / "Snakefile"), "--directory", str(tmp_path), "--cores", "2", str(res / "manifest.json"),
+            "--configfile", str(ROOT / "config" / "config.yaml"), "--config", f"resources_dir={test_resources}")
     cfg = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
     task = load_dataset("sst2", cfg, data_dir=shared_data)
     model = load_hooked(res, attn="sdpa")
