@@ -225,29 +225,55 @@ def freeze(model: HookedLM):
         p.requires_grad_(False)
 
 
+@torch.no_grad()
+def resid_rms(model: HookedLM, prompts: list[Prompt], layers, batch_size: int = 16) -> torch.Tensor:
+    """Root-mean-square of resid_pre at N of each of `layers`, averaged over the prompts."""
+    idx_layers = torch.as_tensor(list(layers))
+    tot, n = torch.zeros(len(idx_layers)), 0
+    dev = model.device
+    for idx in _eval_batches(prompts, batch_size):
+        b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
+        out = model.model(input_ids=b.input_ids.to(dev), attention_mask=b.attention_mask.to(dev),
+                          position_ids=b.position_ids.to(dev), output_hidden_states=True, logits_to_keep=1)
+        hs = torch.stack([out.hidden_states[int(l)][:, -1].float().cpu() for l in idx_layers])  # [k, B, d]
+        tot += hs.pow(2).mean(-1).sqrt().sum(1)
+        n += len(idx)
+    return tot / n
+
+
 def train_ltv(model: HookedLM, prompts: list[Prompt], site_: Site, *, steps: int, lr: float = 1e-3,
               weight_decay: float = 0.01, batch_size: int = 16, seed: int = 0, label_mode: str = "all",
-              progress: bool = False) -> tuple[torch.Tensor, list[dict]]:
+              lr_scale: str = "none", progress: bool = False) -> tuple[torch.Tensor, list[dict]]:
     """Train one theta per (layer, position) of the site with AdamW, weights frozen. Returns
-    theta [n_layers_of_site, n_positions, d] and the training curve (loss per step)."""
+    theta [n_layers_of_site, n_positions, d] and the training curve (loss per step).
+
+    lr_scale='resid_rms': the step size of layer l's theta is lr x RMS(resid_pre^l at N) over
+    the training prompts (theta_l = s_l * phi_l with phi trained by AdamW at lr, which for
+    AdamW is exactly a per-layer learning rate), so one lr fits layers whose residual
+    streams differ in scale by orders of magnitude (Gemma 3: ~1 at layer 0, ~10^3 late)."""
     freeze(model)
+    if lr_scale not in ("none", "resid_rms"):
+        raise ConfigError(f"ltv.lr_scale={lr_scale!r}: use 'none' or 'resid_rms'")
+    scale = (resid_rms(model, prompts, site_.layers, batch_size) if lr_scale == "resid_rms"
+             else torch.ones(len(site_.layers)))
+    scale = scale.to(model.device)[:, None, None]
     g = torch.Generator().manual_seed(seed)
     order = torch.randperm(len(prompts), generator=g).tolist()
     chunks = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
     batches = [cache_prefix(model, train_batch([prompts[i] for i in c],
                                                [label_ids(model.tokenizer, prompts[i], label_mode) for i in c],
                                                model.pad_id), site_) for c in chunks]
-    theta = zero_theta(model, site_).to(model.device).requires_grad_(True)
-    opt = torch.optim.AdamW([theta], lr=lr, weight_decay=weight_decay)
+    phi = zero_theta(model, site_).to(model.device).requires_grad_(True)
+    opt = torch.optim.AdamW([phi], lr=lr, weight_decay=weight_decay)
     curve = []
     for step in tqdm(range(steps), desc="LTV", file=sys.stderr, disable=not progress, unit="step"):
         tb = batches[step % len(batches)]
         opt.zero_grad()
-        loss = label_loss(model, tb, site_, theta)
+        loss = label_loss(model, tb, site_, phi * scale)
         loss.backward()
         opt.step()
-        curve.append({"step": step, "loss": float(loss.detach()), "theta_norm": float(theta.detach().norm())})
-    return theta.detach().cpu(), curve
+        curve.append({"step": step, "loss": float(loss.detach()), "theta_norm": float((phi * scale).detach().norm())})
+    return (phi * scale).detach().cpu(), curve
 
 
 # ------------------------------------------------------------------ evaluation

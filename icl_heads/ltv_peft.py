@@ -76,8 +76,10 @@ def _forward(net, batch, keep, use_positions=True):
 
 
 def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int, lr: float, weight_decay: float,
-                      batch_size: int, seed: int, budget: int, layer: int, label_mode: str = "all") -> dict:
-    """Train `method` (ltv | lora | prefix | prompt) on `train`, evaluate on `evalp`."""
+                      batch_size: int, seed: int, budget: int, layer: int, label_mode: str = "all",
+                      lr_scale: str = "none") -> dict:
+    """Train `method` (ltv | lora | prefix | prompt) on `train`, evaluate on `evalp`. The LTV's
+    step size follows `lr_scale` exactly as in ltv.train_ltv (the other methods use lr as is)."""
     from peft import LoraConfig, PrefixTuningConfig, PromptTuningConfig, get_peft_model
 
     dev = model.device
@@ -91,8 +93,10 @@ def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int,
     use_pos = True
     if method == "ltv":
         site = ltv.Site((layer,), (-1,))
-        theta = ltv.zero_theta(model, site).to(dev).requires_grad_(True)
-        params = [theta]
+        scale = (ltv.resid_rms(model, train, site.layers, batch_size) if lr_scale == "resid_rms"
+                 else torch.ones(1)).to(dev)[:, None, None]
+        phi = ltv.zero_theta(model, site).to(dev).requires_grad_(True)
+        params = [phi]
         net = None
     else:
         if method == "lora":
@@ -124,7 +128,7 @@ def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int,
         t0 = time.perf_counter()
         opt.zero_grad()
         if net is None:
-            with ltv.injected(model, site, theta, tb.batch, tb.query_end):
+            with ltv.injected(model, site, phi * scale, tb.batch, tb.query_end):
                 logits = _forward(model.model, b, K)
         else:
             logits = _forward(net, b, K, use_pos)
@@ -143,14 +147,15 @@ def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int,
             b = left_pad([p.input_ids for p in ps], model.pad_id)
             bd = type(b)(b.input_ids.to(dev), b.attention_mask.to(dev))
             if net is None:
-                with ltv.injected(model, site, theta, b):
+                with ltv.injected(model, site, (phi * scale).detach(), b):
                     logits = _forward(model.model, bd, 1)
             else:
                 logits = _forward(net, bd, 1, use_pos)
             correct += (logits[:, -1].argmax(-1).cpu() == torch.tensor([p.answer_token for p in ps])).float().tolist()
     if net is not None:
         net.unload() if method == "lora" else None
-    return {"method": method, "detail": detail or f"theta at resid_pre of layer {layer}, N", "trainable_params": n_params,
+    return {"method": method, "detail": detail or (f"theta at resid_pre of layer {layer}, N"
+                                                   + (" (step size x residual RMS)" if lr_scale == "resid_rms" else "")), "trainable_params": n_params,
             "accuracy": sum(correct) / len(correct), "correct": correct,
             "train_step_latency_s": sum(times[1:]) / max(1, len(times) - 1), "peak_inference_memory_mb": mem.peak_bytes / 2**20,
             "inference_memory_rise_mb": mem.bytes / 2**20,

@@ -80,7 +80,7 @@ rule ltv_train:
         curve="results/{model}/ltv/curves/{dataset}.csv",
     params:
         configurations=ltv_configurations,
-        ltv=lambda w: {k: LTV[k] for k in ("steps", "lr", "weight_decay", "batch_size", "n_train", "n_eval", "n_shot",
+        ltv=lambda w: {k: LTV[k] for k in ("steps", "lr", "lr_scale", "weight_decay", "batch_size", "n_train", "n_eval", "n_shot",
                                            "label_tokens", "layer_stride")},
         dataset=lambda w: config["datasets"][w.dataset],
     log:
@@ -255,6 +255,7 @@ rule ltv_peft:
         "results/{model}/ltv/peft.csv",
     params:
         peft=LTV["peft"],
+        ltv={k: LTV[k] for k in ("steps", "lr", "lr_scale", "weight_decay", "batch_size", "n_train", "n_eval", "label_tokens")},
     log:
         "logs/ltv_peft/{model}.log",
     threads: LTV["threads"]

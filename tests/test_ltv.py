@@ -79,6 +79,30 @@ def test_one_training_step_lowers_the_loss(tiny_hooked, tokenizer):
     assert after < before
 
 
+def test_resid_rms_lr_scale_gives_each_layer_a_step_of_lr_times_its_rms(tiny_hooked, tokenizer):
+    """AdamW's first step moves every coordinate by lr (its update is g/|g|); with
+    lr_scale='resid_rms' theta_l = s_l * phi_l, so layer l's coordinates move by lr * s_l,
+    where s_l is the RMS of resid_pre^l at N, computed here from hooks, not by the code."""
+    m = tiny_hooked
+    ps = _prompts(tokenizer, TEXTS, ANSWERS)
+    b = left_pad([p.input_ids for p in ps], m.pad_id)
+    resid = _resid_all(m, b)
+    want = torch.stack([resid[l][:, -1].pow(2).mean(-1).sqrt().mean() for l in (0, 1)])
+    assert torch.allclose(ltv.resid_rms(m, ps, (0, 1)), want, rtol=1e-4)
+    site = ltv.Site((0, 1), (-1,))
+    lr = 1e-2
+    theta, _ = ltv.train_ltv(m, ps, site, steps=1, lr=lr, weight_decay=0.0, batch_size=8, lr_scale="resid_rms")
+    for i in range(2):
+        moved = theta[i, 0].abs()
+        big = moved > 0.5 * lr * want[i]  # coordinates with a non-negligible gradient
+        assert big.float().mean() > 0.9
+        assert torch.allclose(moved[big], torch.full_like(moved[big], lr * float(want[i])), rtol=1e-2)
+    plain, _ = ltv.train_ltv(m, ps, site, steps=1, lr=lr, weight_decay=0.0, batch_size=8)
+    assert torch.allclose(plain.abs().max(), torch.tensor(lr), rtol=1e-2)
+    with pytest.raises(Exception, match="lr_scale"):
+        ltv.train_ltv(m, ps, site, steps=1, lr=lr, lr_scale="rms")
+
+
 def test_loss_averages_over_label_tokens(tiny_hooked, tokenizer):
     """A two-token label: the loss is the mean of -log p of both tokens under teacher forcing."""
     m = tiny_hooked

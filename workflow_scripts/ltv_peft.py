@@ -28,7 +28,7 @@ for method in pcfg["methods"]:
         r = ltv_peft.train_and_measure(method, model, sets["train_zs"], sets["eval_zs"], steps=cfg["steps"],
                                        lr=pcfg["lr"] if pcfg["lr"] else cfg["lr"], weight_decay=cfg["weight_decay"],
                                        batch_size=cfg["batch_size"], seed=seed, budget=model.d_model, layer=layer,
-                                       label_mode=cfg["label_tokens"])
+                                       label_mode=cfg["label_tokens"], lr_scale=cfg["lr_scale"])
     except Exception as e:  # a peft method this model type does not support is reported, not fatal
         job.log.exception("method %s failed", method)
         rows.append({"model": w["model"], "dataset": pcfg["dataset"], "method": method, "error": repr(e)[:300]})
@@ -44,5 +44,5 @@ prov = job.provenance(seed=seed, data=task.provenance(), model=job.model_record(
                                          "smallest setting); trainable_params states every count",
                                "harness": "same queries, loss, AdamW, steps and batches for every method; latency = mean wall "
                                           "time of a training step after the first"},
-                      config_keys=["ltv.peft", "ltv.steps", "ltv.lr", "ltv.batch_size"])
+                      config_keys=["ltv.peft", "ltv.steps", "ltv.lr", "ltv.lr_scale", "ltv.batch_size"])
 write_csv(pd.DataFrame(rows), smk.output[0], prov)

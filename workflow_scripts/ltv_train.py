@@ -25,7 +25,7 @@ for c, site in sites.items():
     job.log.info("training %s on %s: layers %s positions %s (%s prompts), %d steps", c, w["dataset"], site.layers,
                  site.positions, site.prompt, cfg["steps"])
     theta, curve = ltv.train_ltv(model, prompts, site, steps=cfg["steps"], lr=cfg["lr"], weight_decay=cfg["weight_decay"],
-                                 batch_size=cfg["batch_size"], seed=seed, label_mode=cfg["label_tokens"], progress=True)
+                                 batch_size=cfg["batch_size"], seed=seed, label_mode=cfg["label_tokens"], lr_scale=cfg["lr_scale"], progress=True)
     tensors[f"theta.{c}"] = theta
     meta[c] = {"layers": list(site.layers), "positions": list(site.positions), "prompt": site.prompt}
     curves += [{"model": w["model"], "dataset": w["dataset"], "configuration": c, **r, "n": len(prompts), "seed": seed}
@@ -33,9 +33,11 @@ for c, site in sites.items():
 prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest), data=task.provenance(),
                       choices={"sites": meta,
                                "loss": f"-log p(label | query, theta), mean over the label tokens ({cfg['label_tokens']})",
-                               "optimiser": "AdamW on theta only (initialised at 0), model weights frozen",
+                               "optimiser": "AdamW on theta only (initialised at 0), model weights frozen"
+                                   + ("; theta_l = RMS(resid_pre^l at N over the training prompts) x phi_l, AdamW on phi "
+                                      "(a per-layer step size of lr x RMS)" if cfg["lr_scale"] == "resid_rms" else ""),
                                "queries": "the first ltv.n_train test-split queries (evaluation uses the next ltv.n_eval)"},
-                      config_keys=["ltv.steps", "ltv.lr", "ltv.weight_decay", "ltv.batch_size", "ltv.n_train",
+                      config_keys=["ltv.steps", "ltv.lr", "ltv.lr_scale", "ltv.weight_decay", "ltv.batch_size", "ltv.n_train",
                                    "ltv.label_tokens", "ltv.layer_stride", "ltv.n_shot"])
 save_tensors(tensors, smk.output.vectors, prov,
              metadata={"sites": meta, "model": w["model"], "dataset": w["dataset"], "seed": seed})
