@@ -41,8 +41,22 @@ class Job:
     def inputs(self) -> list[str]:
         return [str(p) for p in self.smk.input]
 
-    def model_record(self, manifest_path) -> dict:
-        man = json.loads(Path(manifest_path).read_text())
+    def load_model(self, attn: str = "eager"):
+        """The rule's model (its input `manifest`) as a HookedLM; attn='sdpa' where a rule
+        reads no attention pattern (the fused kernel is faster)."""
+        from icl_heads.models import load_hooked
+
+        return load_hooked(Path(self.smk.input.manifest).parent, attn=attn)
+
+    def load_task(self, name: str):
+        """Dataset `name` as configured under `datasets.<name>` (local files under data_dir)."""
+        from icl_heads.data import load_dataset
+
+        return load_dataset(name, self.config, self.config["data_dir"])
+
+    def model_record(self, manifest_path=None) -> dict:
+        """The model fields of the provenance, from the rule's manifest (or `manifest_path`)."""
+        man = json.loads(Path(manifest_path or self.smk.input.manifest).read_text())
         return {"name": man["name"], "source": man["source"], "source_file": man["source_file"],
                 "source_sha256": man["source_sha256"], "dtype": man.get("dtype")}
 

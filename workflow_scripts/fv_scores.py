@@ -1,21 +1,17 @@
 """Rule fv_scores (Y2, one scoring task): causal-mediation FV score of every head."""
 from common import Job  # noqa: I001
-from pathlib import Path
 
 from icl_heads.config import job_seed
-from icl_heads.data import load_dataset
 from icl_heads.fv import fv_scores_fast, mean_head_z
 from icl_heads.heads import scores_frame
 from icl_heads.io import write_csv
-from icl_heads.models import load_hooked
 from icl_heads.prompts import build_prompts
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, job.config["fv"]
-man = Path(smk.input.manifest)
-model = load_hooked(man.parent, attn="sdpa")
-task = load_dataset(w["task"], job.config, job.config["data_dir"])
+model = job.load_model(attn="sdpa")
+task = job.load_task(w["task"])
 seed = job_seed(job.config, "fv", w["task"])
 kw = dict(n_shot=cfg["n_shot"], n_queries=cfg["n_prompts"], seed=seed, balanced=False)
 clean = build_prompts(task, model.tokenizer, **kw)
@@ -28,7 +24,7 @@ df.insert(0, "model", w["model"])
 df["fv_sem"] = (scores.std(0) / len(corrupted) ** 0.5).flatten().tolist()
 df["n"] = len(corrupted)
 df["seed"] = seed
-prov = job.provenance(seed=seed, model=job.model_record(man), data=task.provenance(),
+prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"activation": "head z (before W_O) at N, mean over clean prompts",
                                "corruption": "demonstration answers shuffled among the demonstrations",
                                "score": "p(answer first token | patched) - p(... | corrupted), patch at N only",

@@ -1,22 +1,19 @@
 """Rule induction_scores (Y1): per-head induction scores on repeated random tokens."""
 from common import Job  # noqa: I001
-from pathlib import Path
 
 from icl_heads.config import job_seed
 from icl_heads.heads import induction_scores, scores_frame
 from icl_heads.io import write_csv
-from icl_heads.models import load_hooked
 
 job = Job(snakemake)  # noqa: F821
 cfg = job.config["induction"]
 seed = job_seed(job.config, "induction", job.wildcards["model"])
-man = Path(snakemake.input.manifest)  # noqa: F821
-model = load_hooked(man.parent)
+model = job.load_model()
 m = induction_scores(model, cfg["n_sequences"], cfg["seq_len"], cfg["batch_size"], seed)
 df = scores_frame(m, "induction")
 df["n"] = cfg["n_sequences"]
 df["seed"] = seed
-prov = job.provenance(seed=seed, model=job.model_record(man),
+prov = job.provenance(seed=seed, model=job.model_record(),
                       choices={"tokens": "uniform over non-special tokens", "bos_first": model.tokenizer.bos_token_id is not None},
                       config_keys=["induction.n_sequences", "induction.seq_len"])
 write_csv(df, snakemake.output[0], prov)  # noqa: F821

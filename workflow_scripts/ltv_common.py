@@ -2,7 +2,6 @@
 query sets, label tokens and the injection site of a configuration."""
 from __future__ import annotations
 
-from pathlib import Path
 
 import numpy as np
 
@@ -11,19 +10,12 @@ def ltv_cfg(job) -> dict:
     return job.config["ltv"]
 
 
-def load_model(job, manifest, attn: str = "sdpa"):
-    from icl_heads.models import load_hooked
-
-    return load_hooked(Path(manifest).parent, attn=attn)
-
-
 def task_and_queries(job, model, dataset: str, icl: bool = True):
     from icl_heads import ltv
-    from icl_heads.data import load_dataset
     from icl_heads.prompts import label_tokens
 
     cfg = ltv_cfg(job)
-    task = load_dataset(dataset, job.config)
+    task = job.load_task(dataset)
     sets = ltv.query_sets(task, model.tokenizer, n_train=cfg["n_train"], n_eval=cfg["n_eval"], n_shot=cfg["n_shot"],
                           seed=job.config["seed"], icl=icl)
     labels = label_tokens(model.tokenizer, task.label_set, dataset) if task.label_set else None

@@ -8,13 +8,13 @@ from icl_heads import claims, ltv
 from icl_heads.config import job_seed
 from icl_heads.io import write_csv
 from icl_heads.stats import paired_bootstrap
-from ltv_common import acc_row, load_model, ltv_cfg, read_vectors, task_and_queries
+from ltv_common import acc_row, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
 ccfg = cfg["composition"]
-model = load_model(job, smk.input.manifest)
+model = job.load_model(attn="sdpa")
 seed = job_seed(job.config, "ltv_composition", w["model"])
 vecs = [(d, *read_vectors(p)["baseline"]) for d, p in zip(ccfg["tasks"], smk.input.vectors)]
 site = vecs[0][1]
@@ -31,7 +31,7 @@ res["ICL"] = ltv.evaluate_many(model, ev_icl, labels, {"ICL": (None, None)}, bat
 rows = [acc_row({"model": w["model"], "dataset": ccfg["composed"], "condition": k}, r.correct) for k, r in res.items()]
 for r in rows:
     r["seed"] = seed
-prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest), data=task.provenance(),
+prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"vectors": f"baseline LTVs of {[d for d, _, _ in vecs]}, summed"},
                       config_keys=["ltv.composition", "ltv.n_shot"])
 write_csv(pd.DataFrame(rows), smk.output.table, prov)

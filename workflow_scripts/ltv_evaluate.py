@@ -7,12 +7,12 @@ import pandas as pd
 from icl_heads import ltv
 from icl_heads.config import job_seed
 from icl_heads.io import save_tensors, write_csv
-from ltv_common import acc_row, fv_heads, load_model, ltv_cfg, read_vectors, task_and_queries
+from ltv_common import acc_row, fv_heads, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
-model = load_model(job, smk.input.manifest)
+model = job.load_model(attn="sdpa")
 task, sets, labels = task_and_queries(job, model, w["dataset"])
 seed = job_seed(job.config, "ltv_evaluate", w["model"], w["dataset"])
 bs = cfg["batch_size"]
@@ -49,7 +49,7 @@ for key, res in results.items():
                          "prompt": s.prompt if s else ("icl" if method == "ICL" else "zeroshot")}, res.correct))
     rows[-1]["mean_p_answer"] = float(res.p_answer.mean())
     rows[-1]["seed"] = seed
-prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest), data=task.provenance(),
+prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"vanilla_tv": "mean over the training queries of resid_pre^l[N] (8-shot) - resid_pre^l[N] (zero-shot), "
                                              "the same vector at every position of layer l",
                                "fv": (f"sum of the mean ICL outputs at N of the top fv.top_percent% FV heads ({len(heads)} heads, "

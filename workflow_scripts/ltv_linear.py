@@ -10,12 +10,12 @@ import torch
 from icl_heads import ltv
 from icl_heads.config import job_seed
 from icl_heads.io import write_csv
-from ltv_common import load_model, ltv_cfg, read_vectors, task_and_queries
+from ltv_common import ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
-model = load_model(job, smk.input.manifest)
+model = job.load_model(attn="sdpa")
 task, sets, labels = task_and_queries(job, model, w["dataset"], icl=False)
 seed = job_seed(job.config, "ltv_linear", w["model"], w["dataset"])
 lcfg = cfg["linear"]
@@ -52,7 +52,7 @@ for conf, (site, theta_full) in sorted(sweep.items(), key=lambda kv: kv[1][0].la
                  "n": len(ev), "n_fit_queries": len(fit_q), "n_noise": lcfg["n_noise"], "seed": seed + layer})
     job.log.info("layer %d: acc LTV %.3f linear %.3f cos %.3f", layer, rows[-1]["acc_ltv"], rows[-1]["acc_linear"],
                  rows[-1]["cos_theta_Qtheta"])
-prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest), data=task.provenance(),
+prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"noise": "theta_i = theta + lambda_i eps_i, eps ~ N(0, I) * ||theta|| / sqrt(d), lambda ~ U(0, noise_scale)",
                                "target": "mean over the fit queries of the change of the final hidden state (pre final norm) at N",
                                "fit": "least squares without intercept, minimum-norm where n_noise < d (rank_W column)",

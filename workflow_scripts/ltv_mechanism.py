@@ -14,12 +14,12 @@ from icl_heads.interventions import random_heads
 from icl_heads.io import write_csv
 from icl_heads.scores import top_set
 from icl_heads.stats import paired_bootstrap
-from ltv_common import acc_row, load_model, ltv_cfg, read_vectors, task_and_queries
+from ltv_common import acc_row, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
-model = load_model(job, smk.input.manifest, attn="eager")  # attention weights for the sink share
+model = job.load_model()  # attention weights for the sink share
 task, sets, labels = task_and_queries(job, model, w["dataset"], icl=False)
 seed = job_seed(job.config, "ltv_mechanism", w["model"], w["dataset"])
 bs = cfg["batch_size"]
@@ -69,7 +69,7 @@ heads = pd.DataFrame([{"model": w["model"], "dataset": w["dataset"], "layer": l,
                       for l in range(model.n_layers) for h in range(model.n_heads)])
 heads["n"], heads["seed"] = len(sets["train_zs"]), seed
 
-prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest), data=task.provenance(),
+prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"ov_reconstruction": "theta removed; at N of every layer l' >= l the attention output gains "
                                                     "sum_k W_O^k W_V^k (g * theta) / rms(resid_pre^{l'}[N]) (g: input-norm gain; "
                                                     "attention weight c_NN taken as 1, the paper's packed sum)",

@@ -8,7 +8,7 @@ from icl_heads import ltv_peft
 from icl_heads.config import job_seed
 from icl_heads.io import write_csv
 from icl_heads.stats import bootstrap_ci
-from ltv_common import load_model, ltv_cfg, task_and_queries
+from ltv_common import ltv_cfg, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -21,7 +21,7 @@ for method in pcfg["methods"]:
 
     model = None
     gc.collect()
-    model = load_model(job, smk.input.manifest)  # a fresh copy per method: peft changes the model in place
+    model = job.load_model(attn="sdpa")  # a fresh copy per method: peft changes the model in place
     task, sets, _ = task_and_queries(job, model, pcfg["dataset"], icl=False)
     layer = model.n_layers // 2
     try:
@@ -38,7 +38,7 @@ for method in pcfg["methods"]:
                  "ltv_budget_params": model.d_model, "n": len(sets["eval_zs"]), "n_train": len(sets["train_zs"]),
                  "steps": cfg["steps"], "seed": seed, "error": ""})
     job.log.info("%s: %s", method, rows[-1])
-prov = job.provenance(seed=seed, data=task.provenance(), model=job.model_record(smk.input.manifest),
+prov = job.provenance(seed=seed, data=task.provenance(), model=job.model_record(),
                       choices={"budget": "LTV trains d_model parameters; LoRA rank chosen so r*(d_in+d_out) is closest to d_model "
                                          "on o_proj of the middle layer; prefix / prompt tuning with 1 virtual token (their "
                                          "smallest setting); trainable_params states every count",

@@ -9,12 +9,12 @@ import pandas as pd
 from icl_heads import ltv
 from icl_heads.config import job_seed
 from icl_heads.io import save_tensors, write_csv
-from ltv_common import load_model, ltv_cfg, site_of, task_and_queries
+from ltv_common import ltv_cfg, site_of, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
-model = load_model(job, smk.input.manifest)
+model = job.load_model(attn="sdpa")
 confs = list(smk.params.configurations)
 sites = {c: site_of(job, model, c) for c in confs}
 task, sets, _ = task_and_queries(job, model, w["dataset"], icl=any(s.prompt == "icl" for s in sites.values()))
@@ -30,7 +30,7 @@ for c, site in sites.items():
     meta[c] = {"layers": list(site.layers), "positions": list(site.positions), "prompt": site.prompt}
     curves += [{"model": w["model"], "dataset": w["dataset"], "configuration": c, **r, "n": len(prompts), "seed": seed}
                for r in curve]
-prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest), data=task.provenance(),
+prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"sites": meta,
                                "loss": f"-log p(label | query, theta), mean over the label tokens ({cfg['label_tokens']})",
                                "optimiser": "AdamW on theta only (initialised at 0), model weights frozen"

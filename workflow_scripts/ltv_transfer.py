@@ -8,12 +8,12 @@ import pandas as pd
 from icl_heads import claims, ltv
 from icl_heads.config import job_seed
 from icl_heads.io import write_csv
-from ltv_common import acc_row, load_model, ltv_cfg, read_vectors, task_and_queries
+from ltv_common import acc_row, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
-model = load_model(job, smk.input.manifest)
+model = job.load_model(attn="sdpa")
 seed = job_seed(job.config, "ltv_transfer", w["model"])
 vecs = {d: read_vectors(p)["baseline"] for d, p in zip(cfg["datasets"], smk.input.vectors)}
 rows, data = [], {}
@@ -27,15 +27,13 @@ for target in cfg["datasets"]:
         data[(src, target)] = r.correct.numpy()
 label_sets = {}
 for d in cfg["datasets"]:
-    from icl_heads.data import load_dataset
-
-    label_sets[d] = set(load_dataset(d, job.config).label_set)
+    label_sets[d] = set(job.load_task(d).label_set)
 df = pd.DataFrame(rows)
 df["same_task"] = df.source == df.target
 df["shared_label_space"] = [s != "zero-shot" and bool(label_sets.get(s, set()) & label_sets[t]) and s != t
                             for s, t in zip(df.source, df.target)]
 df["seed"] = seed
-prov = job.provenance(seed=seed, model=job.model_record(smk.input.manifest),
+prov = job.provenance(seed=seed, model=job.model_record(),
                       choices={"vectors": "baseline configuration LTV of each source dataset, injected unchanged"},
                       config_keys=["ltv.datasets", "ltv.n_eval"])
 write_csv(df, smk.output.table, prov)

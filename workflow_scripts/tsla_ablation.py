@@ -1,7 +1,6 @@
 """Rule tsla_ablation (T5, F3 ablation half): accuracy and TR ratio on held-out queries with
 the top TR / TL / IH / DLA-TL / random heads ablated at every position."""
 from common import Job  # noqa: I001
-from pathlib import Path
 
 import pandas as pd
 import torch
@@ -12,7 +11,6 @@ from icl_heads import claims
 from icl_heads.config import job_seed
 from icl_heads.interventions import ablation, evaluate_conditions, mean_z, random_heads
 from icl_heads.io import save_tensors, write_csv
-from icl_heads.models import load_hooked
 from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import top_heads
 
@@ -22,8 +20,7 @@ w, cfg = job.wildcards, job.config["tsla"]
 scores = pd.read_csv(smk.input.scores)
 prompts, payload = read_prompts(smk.input.prompts)
 labels = payload["label_tokens"]
-man = Path(smk.input.manifest)
-model = load_hooked(man.parent, attn="sdpa")  # logits only: the fused attention kernel
+model = job.load_model(attn="sdpa")  # logits only: the fused attention kernel
 mode = cfg["ablation"]
 means = mean_z(model, read_prompts(smk.input.score_prompts)[0]) if mode == "mean" else None
 bs = job.config["prompts"]["batch_size"]
@@ -59,7 +56,7 @@ summary["condition"] = "w/o random (mean over seeds)"
 df = pd.concat([df, summary], ignore_index=True)
 df["random_seed"] = df["random_seed"].astype("Int64")
 df["seed"] = seed
-prov = job.provenance(seed=seed, model=job.model_record(man),
+prov = job.provenance(seed=seed, model=job.model_record(),
                       choices={"ablation": f"{mode} ablation of z at every position", "eval_queries": "held-out (prompt set eval)",
                                "random_heads": "uniform over all heads, one draw per seed"},
                       config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.sweep_random_seeds", "tsla.ablation"])

@@ -1,7 +1,6 @@
 """Rule tsla_perturbation (T6): under shuffled demonstration text, 0/1 labels and flipped
 labels, accuracy and TR ratio of the clean run and with TR / TL heads ablated."""
 from common import Job  # noqa: I001
-from pathlib import Path
 
 import pandas as pd
 
@@ -10,7 +9,6 @@ from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
 from icl_heads.interventions import EvalResult, ablation, evaluate_conditions, mean_z
 from icl_heads.io import load_tensors, write_csv
-from icl_heads.models import load_hooked
 from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import top_heads
 
@@ -18,8 +16,7 @@ job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, job.config["tsla"]
 scores = pd.read_csv(smk.input.scores)
-man = Path(smk.input.manifest)
-model = load_hooked(man.parent, attn="sdpa")
+model = job.load_model(attn="sdpa")
 pct, mode = cfg["top_percent"], cfg["ablation"]
 means = mean_z(model, read_prompts(smk.input.score_prompts)[0]) if mode == "mean" else None
 heads = {"w/o TR": top_heads(scores, "tr", pct), "w/o TL": top_heads(scores, "tl", pct)}
@@ -42,7 +39,7 @@ for pert, conds in runs.items():
     for cond, res in conds.items():
         rows += metric_rows({"model": w["model"], "dataset": w["dataset"], "perturbation": pert, "condition": cond,
                              "top_percent": pct, "ablation": mode}, res)
-prov = job.provenance(model=job.model_record(man),
+prov = job.provenance(model=job.model_record(),
                       choices={"accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
                                "tr_ratio": "argmax in the demonstrated label set"},
                       config_keys=["tsla.top_percent", "tsla.perturbations", "tsla.ablation"])

@@ -1,7 +1,6 @@
 """Rule tsla_steering (T7, F3 steering half): the mean output of the top TR / TL / random
 heads over ICL prompts, added to the zero-shot hidden state at N at an intermediate layer."""
 from common import Job  # noqa: I001
-from pathlib import Path
 
 import pandas as pd
 import torch
@@ -13,7 +12,6 @@ from icl_heads.cache import accuracy_and_tr_ratio
 from icl_heads.config import job_seed
 from icl_heads.interventions import EvalResult, evaluate_conditions, random_heads, steer
 from icl_heads.io import load_tensors, write_csv
-from icl_heads.models import load_hooked
 from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import head_set_vector, top_heads
 
@@ -25,8 +23,7 @@ score_cache, _ = load_tensors(smk.input.score_cache)
 head_out = score_cache["head_out"]
 prompts, payload = read_prompts(smk.input.zeroshot_prompts)
 labels = payload["label_tokens"]
-man = Path(smk.input.manifest)
-model = load_hooked(man.parent, attn="sdpa")
+model = job.load_model(attn="sdpa")
 layer = cfg["steer_layer"] if cfg["steer_layer"] >= 0 else model.n_layers // 2
 if layer >= model.n_layers:
     raise SystemExit(f"tsla.steer_layer={layer} but {w['model']} has {model.n_layers} layers")
@@ -49,7 +46,7 @@ for (name, pct), res in runs.items():
     cond, rseed = (name.split("#")[0], seed + int(name.split("#")[1])) if "#" in name else (name, None)
     rows += metric_rows({"model": w["model"], "dataset": w["dataset"], "condition": cond, "top_percent": pct,
                          "layer": layer if pct else None, "random_seed": rseed}, res)
-prov = job.provenance(seed=seed, model=job.model_record(man),
+prov = job.provenance(seed=seed, model=job.model_record(),
                       choices={"vector": "sum over the head set of each head's mean output at N over the scoring ICL prompts",
                                "injection": f"added to resid_pre of layer {layer} at N of zero-shot prompts"},
                       config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.sweep_random_seeds", "tsla.steer_layer"])

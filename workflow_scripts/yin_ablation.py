@@ -1,15 +1,12 @@
 """Rule yin_ablation (Y5, Y8; one evaluation task): 10-shot accuracy with the top k% induction,
 FV, exclusion and random heads ablated (mean, zero and random-replacement ablation)."""
 from common import Job  # noqa: I001
-from pathlib import Path
 
 import pandas as pd
 
 from icl_heads.config import job_seed
-from icl_heads.data import load_dataset
 from icl_heads.interventions import evaluate_conditions, mean_z
 from icl_heads.io import write_csv
-from icl_heads.models import load_hooked
 from icl_heads.prompts import build_prompts
 from icl_heads.tsla import score_matrix
 from icl_heads.yin import ablation_for, condition_name, head_sets, token_z_sample
@@ -18,9 +15,8 @@ job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, job.config["fv"]
 acfg = cfg["ablation"]
-man = Path(smk.input.manifest)
-model = load_hooked(man.parent, attn="sdpa")
-task = load_dataset(w["task"], job.config, job.config["data_dir"])
+model = job.load_model(attn="sdpa")
+task = job.load_task(w["task"])
 seed = job_seed(job.config, "yin_ablation", w["model"], w["task"])
 prompts = build_prompts(task, model.tokenizer, n_shot=cfg["n_shot"], n_queries=cfg["n_eval"], seed=seed, balanced=False)
 heads = pd.read_csv(smk.input.heads)
@@ -50,7 +46,7 @@ df = pd.DataFrame(rows)
 df["seed"] = df["seed"].astype("Int64")
 df["n"] = len(prompts)
 df["job_seed"] = seed
-prov = job.provenance(seed=seed, model=job.model_record(man), data=task.provenance(),
+prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"accuracy": "argmax of the full vocabulary at N equals the answer's first token",
                                "mean": "head z := its mean z over every real token of this task's 10-shot prompts, at every position",
                                "zero": "head z := 0 at every position",

@@ -3,15 +3,12 @@ heads' mean outputs) added at layer L/3 of shuffled-label and zero-shot prompts,
 clean 10-shot accuracy and a vector of as many random heads."""
 from common import Job  # noqa: I001
 import random
-from pathlib import Path
 
 import pandas as pd
 
 from icl_heads.config import job_seed
-from icl_heads.data import load_dataset
 from icl_heads.interventions import evaluate_conditions
 from icl_heads.io import write_csv
-from icl_heads.models import load_hooked
 from icl_heads.prompts import build_prompts
 from icl_heads.tsla import top_heads
 from icl_heads.yin import add_back, function_vector, mean_head_outputs
@@ -19,9 +16,8 @@ from icl_heads.yin import add_back, function_vector, mean_head_outputs
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, job.config["fv"]
-man = Path(smk.input.manifest)
-model = load_hooked(man.parent, attn="sdpa")
-task = load_dataset(w["task"], job.config, job.config["data_dir"])
+model = job.load_model(attn="sdpa")
+task = job.load_task(w["task"])
 seed = job_seed(job.config, "yin_addback", w["model"], w["task"])
 bs = job.config["prompts"]["batch_size"]
 kw = dict(n_queries=cfg["n_eval"], seed=seed, balanced=False)
@@ -55,7 +51,7 @@ for base in ("clean 10-shot", "shuffled", "zero-shot"):
 df = pd.DataFrame(rows)
 df["random_seed"] = df["random_seed"].astype("Int64")
 df["layer"], df["n_fv_heads"], df["n"], df["seed"] = layer, len(fv_heads), len(sets["shuffled"]), seed
-prov = job.provenance(seed=seed, model=job.model_record(man), data=task.provenance(),
+prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"vector": f"sum over the top {cfg['top_percent']}% FV heads of their mean output at N "
                                          f"(residual space) over {len(ref)} clean {cfg['n_shot']}-shot prompts with training-split queries",
                                "injection": f"added to the input of block {layer} (L/3 unless fv.addback_layer) at the final position",

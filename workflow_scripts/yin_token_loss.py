@@ -1,19 +1,15 @@
 """Rule yin_token_loss (Y6): token-loss difference, loss at token `early` minus loss at token
 `late` of long documents, with the Y5 head sets mean-ablated."""
 from common import Job  # noqa: I001
-from pathlib import Path
 
 import pandas as pd
-import torch
 
 from icl_heads import claims
 from icl_heads.config import job_seed
-from icl_heads.data import load_dataset
 from icl_heads.errors import ConfigError
 from icl_heads.hooked import HeadAblation
 from icl_heads.interventions import mean_z
 from icl_heads.io import write_csv
-from icl_heads.models import load_hooked
 from icl_heads.prompts import Prompt
 from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import score_matrix
@@ -23,9 +19,8 @@ job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, job.config["fv"]
 tcfg, acfg = cfg["token_loss"], cfg["ablation"]
-man = Path(smk.input.manifest)
-model = load_hooked(man.parent, attn="sdpa")
-data = load_dataset(tcfg["dataset"], job.config, job.config["data_dir"])
+model = job.load_model(attn="sdpa")
+data = job.load_task(tcfg["dataset"])
 texts = [r["input"] for split in sorted(data.splits) for r in data.splits[split]]
 early, late, win = tcfg["early"], tcfg["late"], tcfg["window"]
 docs = long_documents(model.tokenizer, texts, late + win + 1, tcfg["n_docs"])
@@ -54,7 +49,7 @@ for meta, ivs in progress(conds, "Y6 conditions"):
 df = pd.DataFrame(rows)
 df["seed"] = df["seed"].astype("Int64")
 df["n"], df["early"], df["late"], df["window"], df["dataset"] = len(docs), early, late, win, tcfg["dataset"]
-prov = job.provenance(seed=seed, model=job.model_record(man), data=data.provenance(),
+prov = job.provenance(seed=seed, model=job.model_record(), data=data.provenance(),
                       choices={"loss": f"cross-entropy of token t given tokens < t; mean over t in [{early}-{win}, {early}+{win}] "
                                        f"minus mean over [{late}-{win}, {late}+{win}] (window 0 = the paper's single tokens)",
                                "ablation": "mean ablation: z := the head's mean z over every token of these documents"},
