@@ -392,12 +392,12 @@ def _norm_gain(model: HookedLM, norm) -> torch.Tensor:
     return (1.0 + w) if model._norm_is_offset(norm) else w
 
 
-def ov_terms(model: HookedLM, theta: torch.Tensor, layer: int) -> torch.Tensor:
+def ov_terms(model: HookedLM, theta: torch.Tensor, layer: int, per_head: bool = False) -> torch.Tensor:
     """[L, d]: row l' >= layer is sum_k W_O^{l',k} W_V^{l',k} (g_{l'} * theta), the packed OV
     effect of theta on the heads of layer l' (g = the input norm's gain; the norm's 1/rms
     and the attention weight c_NN are left out here, as in the paper's packed sum); rows
-    before `layer` are 0."""
-    out = torch.zeros(model.n_layers, model.d_model)
+    before `layer` are 0. per_head: [L, H, d], the term of each head before the sum."""
+    out = torch.zeros(model.n_layers, model.n_heads, model.d_model)
     theta = theta.detach().float().cpu()
     for l in range(layer, model.n_layers):
         attn = model.layers[l].self_attn
@@ -405,14 +405,27 @@ def ov_terms(model: HookedLM, theta: torch.Tensor, layer: int) -> torch.Tensor:
         v = attn.v_proj.weight.detach().float().cpu() @ x                       # [n_kv * d_head]
         n_kv = v.numel() // model.d_head
         v = v.view(n_kv, model.d_head).repeat_interleave(model.n_heads // n_kv, 0)   # [H, d_head]
-        out[l] = torch.einsum("hd,hdm->m", v, model.W_O[l].detach().float().cpu())
-    return out
+        out[l] = torch.einsum("hd,hdm->hm", v, model.W_O[l].detach().float().cpu())
+    return out if per_head else out.sum(1)
+
+
+OV_ATTENTION = ("one", "actual")
 
 
 @contextlib.contextmanager
-def ov_reconstruction(model: HookedLM, terms: torch.Tensor, first_layer: int):
-    """Add terms[l'] / rms(resid_pre of l' at N) to the attention output (o_proj output) of each
-    layer l' >= first_layer at N: theta's effect through the heads' OV circuits only."""
+def ov_reconstruction(model: HookedLM, terms: torch.Tensor, first_layer: int, attention: str = "one"):
+    """Theta's effect through the heads' OV circuits only, at N of each layer l' >= first_layer:
+    attention='one' adds terms[l'] ([L, d], ov_terms) / rms(resid_pre^{l'}[N]) to the attention
+    output, every c_NN taken as 1 (the paper's packed sum); attention='actual' adds
+    sum_k c_NN^{l',k} terms[l', k] ([L, H, d], ov_terms(per_head=True)) / rms, with c_NN the
+    attention of N on itself in the current pass (needs eager attention)."""
+    if attention not in OV_ATTENTION:
+        raise ConfigError(f"ltv.ov_attention={attention!r}: use one of {OV_ATTENTION}")
+    if attention == "actual":
+        if terms.dim() != 3:
+            raise ValueError("attention='actual' needs per-head terms [L, H, d] (ov_terms(per_head=True))")
+    elif terms.dim() == 3:
+        terms = terms.sum(1)
     scales, handles = {}, []
 
     def pre(l):
@@ -429,10 +442,26 @@ def ov_reconstruction(model: HookedLM, terms: torch.Tensor, first_layer: int):
             return out
         return hook
 
+    def post_weighted(l):
+        def hook(module, args, output):
+            weights = output[1] if isinstance(output, tuple) and len(output) > 1 else None
+            if weights is None:
+                raise RuntimeError("ov_reconstruction(attention='actual') reads attention weights: load the model "
+                                   "with attn='eager'")
+            c = weights[:, :, -1, -1].float()                                    # [B, H]
+            add = scales[l] * torch.einsum("bh,hd->bd", c, terms[l].to(c.device))
+            out = output[0].clone()
+            out[:, -1] = out[:, -1] + add.to(out.dtype)
+            return (out,) + tuple(output[1:])
+        return hook
+
     try:
         for l in range(first_layer, model.n_layers):
             handles.append(model.layers[l].register_forward_pre_hook(pre(l), with_kwargs=True))
-            handles.append(model.layers[l].self_attn.o_proj.register_forward_hook(post(l)))
+            if attention == "actual":
+                handles.append(model.layers[l].self_attn.register_forward_hook(post_weighted(l)))
+            else:
+                handles.append(model.layers[l].self_attn.o_proj.register_forward_hook(post(l)))
         yield
     finally:
         for h in handles:

@@ -150,7 +150,7 @@ rule ltv_mechanism:
         heads="results/{model}/ltv/key_heads/{dataset}.csv",
         claims="results/{model}/claims/ltv_mechanism_{dataset}.csv",
     params:
-        ltv=lambda w: {k: LTV[k] for k in ("key_head_percent", "random_seeds", "n_eval", "batch_size")},
+        ltv=lambda w: {k: LTV[k] for k in ("key_head_percent", "ov_attention", "random_seeds", "n_eval", "batch_size")},
     log:
         "logs/ltv_mechanism/{model}/{dataset}.log",
     threads: LTV["threads"]

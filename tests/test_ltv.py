@@ -2,6 +2,8 @@
 each against an answer known independently of the code under test."""
 from __future__ import annotations
 
+import contextlib
+
 import numpy as np
 import pytest
 import torch
@@ -187,6 +189,42 @@ def test_ov_reconstruction_adds_the_scaled_term_to_the_attention_output(tiny_hoo
     diff = outs["rec"] - outs["clean"]
     assert torch.allclose(diff[:, -1], scale * terms[2][None], atol=1e-5)
     assert torch.allclose(diff[:, :-1], torch.zeros_like(diff[:, :-1]), atol=1e-6)
+
+
+def test_ov_reconstruction_with_actual_attention_weights_each_head_by_its_c_NN(tiny_hooked, tokenizer):
+    """attention='actual': the attention output of layer 2 at N grows by
+    sum_k c_NN^k terms[2, k] / rms, c_NN^k read from the clean pass's attention pattern (the
+    added term at N leaves layer 2's own pattern unchanged); c = 1 gives the packed sum."""
+    m = tiny_hooked
+    ps = _prompts(tokenizer, TEXTS[:2], ANSWERS[:2])
+    b = left_pad([p.input_ids for p in ps], m.pad_id)
+    theta = torch.randn(m.d_model, generator=torch.Generator().manual_seed(3))
+    per_head = ltv.ov_terms(m, theta, 2, per_head=True)
+    assert torch.allclose(per_head.sum(1), ltv.ov_terms(m, theta, 2), atol=1e-5)
+    c = m.run(b, want=("attn",)).attn[:, 2, :, -1]          # [B, H]: N on itself, layer 2, clean pass
+    outs, ins = {}, {}
+    h2 = m.layers[2].register_forward_pre_hook(lambda mod, a, k: ins.__setitem__("h", (a[0] if a else k["hidden_states"]).detach().clone()),
+                                               with_kwargs=True)
+    try:
+        for key, ctx in (("clean", contextlib.nullcontext()), ("rec", ltv.ov_reconstruction(m, per_head, 2, "actual"))):
+            with ctx:  # the reader is registered after the reconstruction's hook: it sees its result
+                h = m.layers[2].self_attn.register_forward_hook(lambda mod, a, o, key=key: outs.__setitem__(key, o[0].detach().clone()))
+                try:
+                    m.run(b)
+                finally:
+                    h.remove()
+    finally:
+        h2.remove()
+    eps = ltv._rms_eps(m.layers[2].input_layernorm)
+    scale = torch.rsqrt(ins["h"][:, -1].pow(2).mean(-1, keepdim=True) + eps)
+    want = scale * torch.einsum("bh,hd->bd", c, per_head[2])
+    got = {"out": outs["rec"]}
+    assert torch.allclose(got["out"][:, -1] - outs["clean"][:, -1], want, atol=1e-5)
+    assert torch.allclose(got["out"][:, :-1], outs["clean"][:, :-1], atol=1e-6)
+    assert not torch.allclose(want, scale * per_head[2].sum(0)[None], atol=1e-3)  # c_NN < 1 matters
+    with pytest.raises(Exception, match="ov_attention"):
+        with ltv.ov_reconstruction(m, per_head, 2, "ones"):
+            pass
 
 
 def test_saliency_is_the_first_order_change_of_ablating_a_head(tiny_hooked, tokenizer):

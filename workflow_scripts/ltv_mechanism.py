@@ -30,10 +30,14 @@ ev = sets["eval_zs"]
 base = {"model": w["model"], "dataset": w["dataset"], "layer": layer, "seed": seed}
 
 # L3
-terms = ltv.ov_terms(model, th, layer)
+# Both readings of the packed OV sum are evaluated; ltv.ov_attention names the one the claims use.
+terms = ltv.ov_terms(model, th, layer, per_head=True)
+ov = {a: ltv.evaluate(model, ev, labels, batch_size=bs, extra=lambda b, a=a: ltv.ov_reconstruction(model, terms, layer, a))
+      for a in ltv.OV_ATTENTION}
+OV_NAME = {"one": "OV reconstruction (c_NN = 1)", "actual": "OV reconstruction (c_NN of the pass)"}
 runs = {"full LTV": ltv.evaluate(model, ev, labels, site, theta, batch_size=bs),
-        "OV reconstruction": ltv.evaluate(model, ev, labels, batch_size=bs,
-                                          extra=lambda b: ltv.ov_reconstruction(model, terms, layer)),
+        "OV reconstruction": ov[cfg["ov_attention"]],
+        **{OV_NAME[a]: r for a, r in ov.items()},
         "MLP path only": ltv.evaluate(model, ev, labels, batch_size=bs, extra=lambda b: ltv.mlp_path(model, th, layer)),
         "zero-shot": ltv.evaluate(model, ev, labels, batch_size=bs)}
 rows = [acc_row({**base, "artifact": "L3", "condition": k}, r.correct) for k, r in runs.items()]
@@ -71,14 +75,16 @@ heads["n"], heads["seed"] = len(sets["train_zs"]), seed
 
 prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"ov_reconstruction": "theta removed; at N of every layer l' >= l the attention output gains "
-                                                    "sum_k W_O^k W_V^k (g * theta) / rms(resid_pre^{l'}[N]) (g: input-norm gain; "
-                                                    "attention weight c_NN taken as 1, the paper's packed sum)",
+                                                    "sum_k c_k W_O^k W_V^k (g * theta) / rms(resid_pre^{l'}[N]) (g: input-norm gain); "
+                                                    "c_k = 1 (the paper's packed sum) in the row 'OV reconstruction (c_NN = 1)', "
+                                                    "c_k = the head's attention of N on itself in the pass in '... (c_NN of the pass)'; "
+                                                    f"the row 'OV reconstruction' and the claims use ltv.ov_attention={cfg['ov_attention']!r}",
                                "mlp_path": "theta added at N to the input of every MLP (its pre-norm) of layers >= l only",
                                "saliency": "|z . dp/dz| = |a . dp/da| at N with LTV applied, p = prob. of the answer token, "
                                            "mean over the training queries",
                                "ablation": "key heads = top ltv.key_head_percent% by saliency, z zeroed at every position",
                                "attn_sink": "attention from N to the first real token (BOS), mean over evaluation queries"},
-                      config_keys=["ltv.key_head_percent", "ltv.random_seeds", "ltv.n_eval"])
+                      config_keys=["ltv.ov_attention", "ltv.key_head_percent", "ltv.random_seeds", "ltv.n_eval"])
 table = pd.DataFrame(rows)
 table["random_seed"] = table["random_seed"].astype("Int64")
 write_csv(table, smk.output.table, prov)
