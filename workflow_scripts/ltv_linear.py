@@ -39,10 +39,14 @@ for conf, (site, theta_full) in sorted(sweep.items(), key=lambda kv: kv[1][0].la
     res = ltv.evaluate(model, ev, labels, site, theta_full, batch_size=cfg["batch_size"])
     rec = ltv.logits_from_final(model, base_ev + (W.float() @ theta)[None]).argmax(-1)
     fit_r2 = 1 - float(((X.double() @ W.T - Y.double()) ** 2).sum() / ((Y.double() - Y.double().mean(0)) ** 2).sum())
+    # held out: fresh noisy copies (another seed, theta itself left out), the same fit queries
+    Xh = ltv.noisy_copies(theta, max(2, lcfg["n_noise"] // 2) + 1, lcfg["noise_scale"], seed + layer + 1_000_003)[1:]
+    Yh, _ = ltv.final_state_change(model, fit_q, layer, Xh)
+    heldout_r2 = 1 - float(((Xh.double() @ W.T - Yh.double()) ** 2).sum() / ((Yh.double() - Yh.double().mean(0)) ** 2).sum())
     Qt = (Q @ theta.double()).float()
     rows.append({"model": w["model"], "dataset": w["dataset"], "layer": layer,
                  "acc_ltv": float(res.correct.mean()), "acc_linear": float((rec == answers).float().mean()),
-                 "fit_r2": fit_r2, "rank_W": int(torch.linalg.matrix_rank(W)),
+                 "fit_r2": fit_r2, "heldout_r2": heldout_r2, "n_heldout": len(Xh), "rank_W": int(torch.linalg.matrix_rank(W)),
                  "cos_theta_Qtheta": float(torch.nn.functional.cosine_similarity(theta, Qt, dim=0)),
                  "align_theta": ltv.label_alignment(theta, W_Y), "align_Qtheta": ltv.label_alignment(Qt, W_Y),
                  "align_random": float(len(label_ids) / model.d_model),
@@ -55,7 +59,8 @@ for conf, (site, theta_full) in sorted(sweep.items(), key=lambda kv: kv[1][0].la
 prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"noise": "theta_i = theta + lambda_i eps_i, eps ~ N(0, I) * ||theta|| / sqrt(d), lambda ~ U(0, noise_scale)",
                                "target": "mean over the fit queries of the change of the final hidden state (pre final norm) at N",
-                               "fit": "least squares without intercept, minimum-norm where n_noise < d (rank_W column)",
+                               "fit": "least squares without intercept, minimum-norm where n_noise < d (rank_W column); fit_r2 "
+                                      "in sample (1 whenever n_noise <= d), heldout_r2 on n_noise/2 fresh noisy copies",
                                "reconstruction": "evaluation queries: zero-shot final state + W theta, through the final norm and unembedding",
                                "alignment": "||Proj_span(label unembeddings) v|| / ||v|| (align_random = expected value for a random v); "
                                             "labels: the label set (classification) or every answer token (generation)"},
