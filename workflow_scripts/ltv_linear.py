@@ -30,7 +30,8 @@ sweep = {c: v for c, v in read_vectors(smk.input.vectors).items() if c.startswit
 for conf, (site, theta_full) in sorted(sweep.items(), key=lambda kv: kv[1][0].layers[0]):
     layer = site.layers[0]
     theta = theta_full[0, 0].float()
-    X = ltv.noisy_copies(theta, lcfg["n_noise"], lcfg["noise_scale"], seed + layer)
+    # theta itself (row 0 of noisy_copies) is left out of the fit: W theta is then a prediction
+    X = ltv.noisy_copies(theta, lcfg["n_noise"] + 1, lcfg["noise_scale"], seed + layer)[1:]
     Y, _ = ltv.final_state_change(model, fit_q, layer, X)
     W = ltv.fit_linear_map(X, Y)
     Q, S = ltv.polar(W)
@@ -59,7 +60,8 @@ for conf, (site, theta_full) in sorted(sweep.items(), key=lambda kv: kv[1][0].la
 prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
                       choices={"noise": "theta_i = theta + lambda_i eps_i, eps ~ N(0, I) * ||theta|| / sqrt(d), lambda ~ U(0, noise_scale)",
                                "target": "mean over the fit queries of the change of the final hidden state (pre final norm) at N",
-                               "fit": "least squares without intercept, minimum-norm where n_noise < d (rank_W column); fit_r2 "
+                               "fit": "least squares without intercept on n_noise noisy copies (theta itself left out, so acc_linear "
+                                      "tests W theta as a prediction), minimum-norm where n_noise < d (rank_W column); fit_r2 "
                                       "in sample (1 whenever n_noise <= d), heldout_r2 on n_noise/2 fresh noisy copies",
                                "reconstruction": "evaluation queries: zero-shot final state + W theta, through the final norm and unembedding",
                                "alignment": "||Proj_span(label unembeddings) v|| / ||v|| (align_random = expected value for a random v); "
