@@ -215,6 +215,10 @@ def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None =
     path = Path(man["path"])
     if not path.is_absolute():
         path = model_dir / path
+    if man.get("source") == "local" and not path.is_dir():
+        raise ConfigError(f"model {man['name']!r}: {model_dir / 'manifest.json'} points at the local directory {path}, "
+                          "which no longer exists; fix the model's `path` in the config, or delete "
+                          f"{model_dir} so that rule materialise_model records the new one")
     model, tok = _load_hf(str(path), dtype=man.get("dtype", "float32"), attn=attn)
     model.to(device or default_device())
     return HookedLM(model, tok, name=man["name"], meta={"source_sha256": man["source_sha256"],

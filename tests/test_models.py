@@ -38,6 +38,15 @@ def test_local_directory_source(hf_dir, tmp_path):
     torch.testing.assert_close(ours, ref, atol=1e-5, rtol=1e-5)
 
 
+def test_a_local_source_that_moved_is_named_with_the_fix(hf_dir, tmp_path):
+    d, _ = hf_dir
+    cfg = {"models": {"tiny": {"source": "local", "path": str(d)}}}
+    materialise(cfg, "tiny", tmp_path / "res" / "tiny", log=lambda *_: None)
+    d.rename(tmp_path / "moved")
+    with pytest.raises(ConfigError, match="no longer exists.*materialise_model"):
+        load_hooked(tmp_path / "res" / "tiny")
+
+
 def test_hub_source_code_path_with_a_local_directory(hf_dir, tmp_path):
     """from_pretrained treats a path like a hub id: the real hub code runs, offline."""
     d, model = hf_dir

@@ -4,6 +4,8 @@ directories for the training dynamics (Y9)."""
 from __future__ import annotations
 
 import json
+import shutil
+from pathlib import Path
 
 import pandas as pd
 import pytest
@@ -48,6 +50,9 @@ def test_paper_c_from_two_task_files(tmp_path, test_resources):
         m.save_pretrained(d)
         tok.save_pretrained(d)
         cks.append({"name": f"step{step}", "step": step, "path": str(d)})
+        # a manifest left in a reused resources folder (ICL_TEST_RESOURCES) points at an earlier
+        # session's temporary checkpoint: this test's checkpoints are new, so materialise them anew
+        shutil.rmtree(Path(test_resources) / f"{M}--step{step}", ignore_errors=True)
     cfg["models"][M]["checkpoints"] = cks
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
 
