@@ -241,6 +241,16 @@ def resid_rms(model: HookedLM, prompts: list[Prompt], layers, batch_size: int = 
     return tot / n
 
 
+def step_scale(model: HookedLM, prompts: list[Prompt], site_: Site, lr_scale: str, batch_size: int = 16) -> torch.Tensor:
+    """[n_layers_of_site, 1, 1] factors s_l with theta_l = s_l * phi_l (ltv.lr_scale): the
+    residual RMS at N of each site layer ('resid_rms') or 1 ('none')."""
+    if lr_scale not in ("none", "resid_rms"):
+        raise ConfigError(f"ltv.lr_scale={lr_scale!r}: use 'none' or 'resid_rms'")
+    scale = (resid_rms(model, prompts, site_.layers, batch_size) if lr_scale == "resid_rms"
+             else torch.ones(len(site_.layers)))
+    return scale.to(model.device)[:, None, None]
+
+
 def train_ltv(model: HookedLM, prompts: list[Prompt], site_: Site, *, steps: int, lr: float = 1e-3,
               weight_decay: float = 0.01, batch_size: int = 16, seed: int = 0, label_mode: str = "all",
               lr_scale: str = "none", progress: bool = False) -> tuple[torch.Tensor, list[dict]]:
@@ -252,11 +262,7 @@ def train_ltv(model: HookedLM, prompts: list[Prompt], site_: Site, *, steps: int
     AdamW is exactly a per-layer learning rate), so one lr fits layers whose residual
     streams differ in scale by orders of magnitude (Gemma 3: ~1 at layer 0, ~10^3 late)."""
     freeze(model)
-    if lr_scale not in ("none", "resid_rms"):
-        raise ConfigError(f"ltv.lr_scale={lr_scale!r}: use 'none' or 'resid_rms'")
-    scale = (resid_rms(model, prompts, site_.layers, batch_size) if lr_scale == "resid_rms"
-             else torch.ones(len(site_.layers)))
-    scale = scale.to(model.device)[:, None, None]
+    scale = step_scale(model, prompts, site_, lr_scale, batch_size)
     g = torch.Generator().manual_seed(seed)
     order = torch.randperm(len(prompts), generator=g).tolist()
     chunks = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]

@@ -93,8 +93,7 @@ def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int,
     use_pos = True
     if method == "ltv":
         site = ltv.Site((layer,), (-1,))
-        scale = (ltv.resid_rms(model, train, site.layers, batch_size) if lr_scale == "resid_rms"
-                 else torch.ones(1)).to(dev)[:, None, None]
+        scale = ltv.step_scale(model, train, site, lr_scale, batch_size)
         phi = ltv.zero_theta(model, site).to(dev).requires_grad_(True)
         params = [phi]
         net = None
