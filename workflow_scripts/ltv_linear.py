@@ -26,6 +26,14 @@ label_ids = sorted(set(labels)) if labels else sorted({p.answer_token for p in s
 W_U = model.unembed().float()
 W_Y = W_U[label_ids]
 rows = []
+
+
+def r2(X, Y, W):
+    """1 - SSE / SST of Y ~ X W^T (SST about the column means of Y)."""
+    Y = Y.double()
+    return 1 - float(((X.double() @ W.T - Y) ** 2).sum() / ((Y - Y.mean(0)) ** 2).sum())
+
+
 sweep = {c: v for c, v in read_vectors(smk.input.vectors).items() if c.startswith("layer")}
 for conf, (site, theta_full) in sorted(sweep.items(), key=lambda kv: kv[1][0].layers[0]):
     layer = site.layers[0]
@@ -39,11 +47,11 @@ for conf, (site, theta_full) in sorted(sweep.items(), key=lambda kv: kv[1][0].la
     _, base_ev = ltv.final_state_change(model, ev, layer, theta[None])
     res = ltv.evaluate(model, ev, labels, site, theta_full, batch_size=cfg["batch_size"])
     rec = ltv.logits_from_final(model, base_ev + (W.float() @ theta)[None]).argmax(-1)
-    fit_r2 = 1 - float(((X.double() @ W.T - Y.double()) ** 2).sum() / ((Y.double() - Y.double().mean(0)) ** 2).sum())
+    fit_r2 = r2(X, Y, W)
     # held out: fresh noisy copies (another seed, theta itself left out), the same fit queries
     Xh = ltv.noisy_copies(theta, max(2, lcfg["n_noise"] // 2) + 1, lcfg["noise_scale"], seed + layer + 1_000_003)[1:]
     Yh, _ = ltv.final_state_change(model, fit_q, layer, Xh)
-    heldout_r2 = 1 - float(((Xh.double() @ W.T - Yh.double()) ** 2).sum() / ((Yh.double() - Yh.double().mean(0)) ** 2).sum())
+    heldout_r2 = r2(Xh, Yh, W)
     Qt = (Q @ theta.double()).float()
     rows.append({"model": w["model"], "dataset": w["dataset"], "layer": layer,
                  "acc_ltv": float(res.correct.mean()), "acc_linear": float((rec == answers).float().mean()),
