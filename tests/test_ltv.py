@@ -218,9 +218,8 @@ def test_ov_reconstruction_with_actual_attention_weights_each_head_by_its_c_NN(t
     eps = ltv._rms_eps(m.layers[2].input_layernorm)
     scale = torch.rsqrt(ins["h"][:, -1].pow(2).mean(-1, keepdim=True) + eps)
     want = scale * torch.einsum("bh,hd->bd", c, per_head[2])
-    got = {"out": outs["rec"]}
-    assert torch.allclose(got["out"][:, -1] - outs["clean"][:, -1], want, atol=1e-5)
-    assert torch.allclose(got["out"][:, :-1], outs["clean"][:, :-1], atol=1e-6)
+    assert torch.allclose(outs["rec"][:, -1] - outs["clean"][:, -1], want, atol=1e-5)
+    assert torch.allclose(outs["rec"][:, :-1], outs["clean"][:, :-1], atol=1e-6)
     assert not torch.allclose(want, scale * per_head[2].sum(0)[None], atol=1e-3)  # c_NN < 1 matters
     with pytest.raises(Exception, match="ov_attention"):
         with ltv.ov_reconstruction(m, per_head, 2, "ones"):

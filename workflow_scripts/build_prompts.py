@@ -7,7 +7,6 @@ from transformers import AutoTokenizer
 
 from icl_heads.cache import prompt_set
 from icl_heads.config import job_seed
-from icl_heads.data import load_dataset
 from icl_heads.io import write_json
 from icl_heads.models import read_manifest
 from icl_heads.prompts import build_prompts, demonstrated_label_set, label_tokens
@@ -19,7 +18,7 @@ man_path = Path(smk.input.manifest)
 man = read_manifest(man_path.parent)
 hf = Path(man["path"]) if Path(man["path"]).is_absolute() else man_path.parent / man["path"]
 tok = AutoTokenizer.from_pretrained(str(hf), local_files_only=True)
-task = load_dataset(w["dataset"], cfg, cfg["data_dir"])
+task = job.load_task(w["dataset"])
 seed = job_seed(cfg, "prompts", w["dataset"])  # model-independent: every model sees the same prompt texts
 for out in smk.output:
     ps = prompt_set(cfg, Path(out).stem)
@@ -29,7 +28,7 @@ for out in smk.output:
     labels = label_tokens(tok, shown, task.name) if shown else []
     job.log.info(f"{ps.name}: {len(prompts)} prompts, mean {sum(len(p.input_ids) for p in prompts) / len(prompts):.0f} tokens")
     prov = job.provenance(
-        seed=seed, model=job.model_record(man_path), data=task.provenance(),
+        seed=seed, model=job.model_record(), data=task.provenance(),
         choices={"label_token": "first token of ' ' + label word",
                  "demonstrations": "balanced over labels" if cfg["prompts"]["balanced"] else "uniform",
                  "perturbation": ps.perturbation},
