@@ -28,7 +28,7 @@ from icl_heads.config import load  # noqa: E402
 from icl_heads.data import load_dataset  # noqa: E402
 from icl_heads.models import load_hooked  # noqa: E402
 from icl_heads.prompts import build_prompts, label_tokens  # noqa: E402
-from icl_heads.hooked import left_pad  # noqa: E402
+from icl_heads.model import evaluate, evaluate_one, left_pad  # noqa: E402
 
 
 def timed(fn, repeat=1):
@@ -109,7 +109,7 @@ def main():
               f"ours (batched) / TransformerBridge = {t_bridge / t_ours:.2f}x")
 
     # T5: ablation conditions on the same held-out prompts.
-    from icl_heads.interventions import ablation, evaluate, evaluate_conditions, random_heads
+    from icl_heads.interventions import ablation, random_heads
 
     ev = prompts[: a.n]
     L, H = model.n_layers, model.n_heads
@@ -119,8 +119,8 @@ def main():
                                         "zero")] for i in range(3)})
     conds.update({f"any{i}": [ablation(random_heads(L, H, k, 100 + i), "zero")] for i in range(3)})
     n_pe = len(ev) * len(conds)
-    t_fast = timed(lambda: evaluate_conditions(model, ev, labs, conds, batch_size=a.batch_size), 1)
-    t_batched = timed(lambda: [evaluate(model, ev, labs, ivs, batch_size=a.batch_size) for ivs in conds.values()], 1)
+    t_fast = timed(lambda: evaluate(model, ev, labs, conds, share="layers", batch_size=a.batch_size), 1)
+    t_batched = timed(lambda: [evaluate_one(model, ev, labs, ivs, batch_size=a.batch_size) for ivs in conds.values()], 1)
 
     @torch.no_grad()
     def plain_loop():

@@ -4,7 +4,7 @@ reruns the model.
 
 Stored tensors (B prompts, L layers, H heads):
 - `head_out` [B, L, H, d_model]: head outputs at N in residual space (post-attention
-  norm linearised, see HookedLM.head_outputs_from)
+  norm linearised, see HookedModel.head_outputs_from)
 - `z` [B, L, H, d_head]: per-head attention outputs at N before W_O
 - `attn_labels_sum/_mean`, `attn_query_sum/_mean`, `attn_first` [B, L, H]: attention
   from N to the demonstration label tokens, the query tokens and the first token
@@ -21,7 +21,7 @@ from dataclasses import dataclass
 import torch
 from tqdm import tqdm
 
-from .hooked import HookedLM, left_pad
+from .model import HookedModel, left_pad
 from .prompts import Prompt
 
 
@@ -81,7 +81,7 @@ def summarise_attention(attn: torch.Tensor, prompts: list[Prompt]) -> dict[str, 
     return out
 
 
-def build_cache(model: HookedLM, prompts: list[Prompt], label_token_ids: list[int] | None,
+def build_cache(model: HookedModel, prompts: list[Prompt], label_token_ids: list[int] | None,
                 batch_size: int = 8, progress: bool = True, store_heads: bool = True) -> dict[str, torch.Tensor]:
     """Run every prompt once (batched, left padded) and collect the cache tensors."""
     want = ("logits", "heads", "attn", "resid") if store_heads else ("logits",)

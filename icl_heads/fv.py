@@ -12,17 +12,16 @@ one full forward pass per (prompt, head); the two agree to float precision (test
 """
 from __future__ import annotations
 
-import copy
 import sys
 
 import torch
 from tqdm import tqdm
 
-from .hooked import HeadPatch, HookedLM, RowHeadPatch, left_pad
+from .model import Batch, HeadPatch, HookedModel, RowHeadPatch, left_pad
 from .prompts import Prompt
 
 
-def mean_at_final(model: HookedLM, prompts: list[Prompt], want: str, batch_size: int = 8) -> torch.Tensor:
+def mean_at_final(model: HookedModel, prompts: list[Prompt], want: str, batch_size: int = 8) -> torch.Tensor:
     """A per-head read at N averaged over prompts: want "z" -> [L, H, d_head]; "heads" ->
     the residual-space head outputs [L, H, d_model]."""
     attr = {"z": "z", "heads": "head_out"}[want]
@@ -35,7 +34,7 @@ def mean_at_final(model: HookedLM, prompts: list[Prompt], want: str, batch_size:
     return (total / n).float()
 
 
-def mean_head_z(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
+def mean_head_z(model: HookedModel, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
     """Mean z at N over clean prompts: [L, H, d_head]."""
     return mean_at_final(model, prompts, "z", batch_size)
 
@@ -44,36 +43,34 @@ def _answer_prob(logits: torch.Tensor, token: int) -> torch.Tensor:
     return torch.softmax(logits.double(), -1)[:, token]
 
 
-def fv_scores_fast(model: HookedLM, corrupted: list[Prompt], means: torch.Tensor, chunk: int = 64,
+def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Tensor, chunk: int = 64,
                    progress: bool = False, desc: str = "FV") -> torch.Tensor:
     """[P, L, H] rise in p(answer) when each head's mean z is patched in at N (KV-cache path)."""
     heads = [(l, h) for l in range(model.n_layers) for h in range(model.n_heads)]
     out = torch.zeros(len(corrupted), model.n_layers, model.n_heads, dtype=torch.float64)
     for i, p in enumerate(tqdm(corrupted, desc=desc, file=sys.stderr, disable=not progress, unit="prompt")):
-        ids = torch.tensor([p.input_ids])
-        _, prefix = model.step(ids[:, :-1])
-        logits, _ = model.step(ids[:, -1:], copy.deepcopy(prefix))
-        base = _answer_prob(logits, p.answer_token)[0]
+        b = Batch(torch.tensor([p.input_ids]))
+        prefix = model.prefix(b, b.input_ids.shape[1] - 1)
+        base = _answer_prob(model.run(b, prefix=prefix).logits, p.answer_token)[0]
         for s in range(0, len(heads), chunk):
             hs = heads[s:s + chunk]
-            cache = copy.deepcopy(prefix)
-            cache.batch_repeat_interleave(len(hs))
             vals = torch.stack([means[l, h] for l, h in hs])
-            logits, _ = model.step(ids[:, -1:].expand(len(hs), 1), cache, ivs=[RowHeadPatch(hs, vals)])
+            logits = model.run(b.repeat_interleave(len(hs)), ivs=[RowHeadPatch(hs, vals)],
+                               prefix=prefix.repeat_interleave(len(hs)), consume_prefix=True).logits
             probs = _answer_prob(logits, p.answer_token)
             for (l, h), pr in zip(hs, probs):
                 out[i, l, h] = pr - base
     return out.float()
 
 
-def fv_scores_reference(model: HookedLM, corrupted: list[Prompt], means: torch.Tensor) -> torch.Tensor:
+def fv_scores_reference(model: HookedModel, corrupted: list[Prompt], means: torch.Tensor) -> torch.Tensor:
     """The straightforward version: one full forward pass per (prompt, head)."""
     out = torch.zeros(len(corrupted), model.n_layers, model.n_heads, dtype=torch.float64)
     for i, p in enumerate(corrupted):
-        ids = torch.tensor([p.input_ids])
-        base = _answer_prob(model.step(ids, use_cache=False)[0], p.answer_token)[0]
+        b = Batch(torch.tensor([p.input_ids]))
+        base = _answer_prob(model.run(b).logits, p.answer_token)[0]
         for l in range(model.n_layers):
             for h in range(model.n_heads):
-                logits, _ = model.step(ids, use_cache=False, ivs=[HeadPatch(l, h, means[l, h], position=-1)])
+                logits = model.run(b, ivs=[HeadPatch(l, h, means[l, h], position=-1)]).logits
                 out[i, l, h] = _answer_prob(logits, p.answer_token)[0] - base
     return out.float()

@@ -7,11 +7,11 @@ import pandas as pd
 import torch
 from tqdm import tqdm
 
-from .hooked import HookedLM, left_pad
+from .model import HookedModel, left_pad
 from .scores import induction_score_from_pattern, induction_sequences, ordinary_token_ids
 
 
-def induction_scores(model: HookedLM, n_sequences: int, seq_len: int, batch_size: int, seed: int,
+def induction_scores(model: HookedModel, n_sequences: int, seq_len: int, batch_size: int, seed: int,
                      progress: bool = True) -> torch.Tensor:
     """Y1: mean attention from each repeated token to the token after its first occurrence, [L, H]."""
     g = torch.Generator().manual_seed(seed)

@@ -10,7 +10,6 @@ position that falls before a short prompt's first token is skipped for that row.
 """
 from __future__ import annotations
 
-import contextlib
 import sys
 from dataclasses import dataclass
 
@@ -19,7 +18,7 @@ import torch
 from tqdm import tqdm
 
 from .errors import ConfigError
-from .hooked import HookedLM, left_pad
+from .model import AddAt, Batch, HookedModel, OVReinjection, Prefix, ZGrad, left_pad, length_batches
 from .prompts import Prompt
 
 CONFIGURATIONS = ("baseline", "pos4", "multipos", "multilayer", "multi", "icl")
@@ -100,43 +99,47 @@ def first_column(batch, site_: Site, query_end: int = -1) -> int:
     return int(cols[valid].min()) if bool(valid.any()) else query_end % T
 
 
-@contextlib.contextmanager
-def injected(model: HookedLM, site_: Site, theta: torch.Tensor, batch, query_end: int = -1, start: int = 0):
-    """Add theta[i, j] ([n_layers_of_site, n_positions, d], or [B, ...] per row) to resid_pre
-    of site.layers[i] at site.positions[j]; differentiable in theta. `start`: the forward
-    pass sees only columns start.. of the batch (the others are in a key/value cache)."""
+
+def injection(model: HookedModel, site_: Site, theta: torch.Tensor, batch, query_end: int = -1,
+              start: int = 0) -> list[AddAt]:
+    """The interventions that add theta[i, j] ([n_layers_of_site, n_positions, d], or [B, ...] per
+    row) to resid_pre of site.layers[i] at site.positions[j]; differentiable in theta. `start`:
+    the pass computes only columns start.. of the batch (the others are in a key/value prefix)."""
     T = batch.input_ids.shape[1]
     end = query_end % T
     cols, valid = _columns(batch, site_.positions, end)
     if bool((cols[valid] < start).any()):
         raise ValueError("theta would go into a cached column")
     cols = (cols - start).clamp(min=0)
-    dev = model.device
-    rows = torch.arange(cols.shape[0])[:, None].expand_as(cols).to(dev)
-    cols, valid = cols.to(dev), valid.to(dev)
-    handles = []
-
-    def make(i):
-        def hook(module, args, kwargs):
-            hs = args[0] if args else kwargs["hidden_states"]
-            th = theta[:, i] if theta.dim() == 4 else theta[i][None].expand(hs.shape[0], -1, -1)
-            add = th.to(hs.device, hs.dtype) * valid[..., None].to(hs.dtype)
-            hs = hs.index_put((rows, cols), add, accumulate=True)
-            if args:
-                return (hs,) + tuple(args[1:]), kwargs
-            return args, dict(kwargs, hidden_states=hs)
-        return hook
-
-    try:
-        for i, l in enumerate(site_.layers):
-            handles.append(model.layers[l].register_forward_pre_hook(make(i), with_kwargs=True))
-        yield
-    finally:
-        for h in handles:
-            h.remove()
+    out = []
+    for i, l in enumerate(site_.layers):
+        th = theta[:, i] if theta.dim() == 4 else theta[i][None].expand(cols.shape[0], -1, -1)
+        values = th * valid[..., None].to(th.device, th.dtype)
+        out.append(AddAt(f"blocks.{l}.hook_resid_pre", values=values, cols=cols))
+    return out
 
 
-def zero_theta(model: HookedLM, site_: Site) -> torch.Tensor:
+@dataclass
+class Injection:
+    """theta at `site` as an item of an evaluation condition (`icl_heads.model.evaluate`): it
+    touches no column before `first_column`, so those can come from a shared prefix."""
+
+    site: Site
+    theta: torch.Tensor
+
+    def first_column(self, batch) -> int:
+        return first_column(batch, self.site)
+
+    def resolve(self, model, batch, start):
+        return injection(model, self.site, self.theta, batch, -1, start)
+
+
+def conditions(named: dict) -> dict[str, list]:
+    """{name: (site, theta) or (None, None)} -> evaluation conditions."""
+    return {k: ([Injection(s, th)] if s is not None else []) for k, (s, th) in named.items()}
+
+
+def zero_theta(model: HookedModel, site_: Site) -> torch.Tensor:
     return torch.zeros(len(site_.layers), len(site_.positions), model.d_model)
 
 
@@ -157,30 +160,9 @@ class TrainBatch:
     targets: torch.Tensor      # [B, K] label tokens, -100 where padded
     query_end: int             # column of N
     start: int = 0             # columns before it come from `prefix`
-    prefix: object = None      # key/value cache of columns < start
+    prefix: Prefix | None = None   # key/value cache of columns < start
 
 
-@torch.no_grad()
-def prefix_cache(model: HookedLM, batch, start: int):
-    """Keys and values of columns < start (None when start is 0)."""
-    if start <= 0:
-        return None
-    dev = model.device
-    out = model.model(input_ids=batch.input_ids[:, :start].to(dev), attention_mask=batch.attention_mask[:, :start].to(dev),
-                      position_ids=batch.position_ids[:, :start].to(dev), use_cache=True, logits_to_keep=1)
-    cache = out.get("cache")
-    return cache if cache is not None else out.past_key_values
-
-
-def forward_suffix(model: HookedLM, batch, start: int, prefix, keep: int):
-    """Logits of the last `keep` columns, computing only columns start.. over the cached prefix."""
-    import copy
-
-    dev = model.device
-    kw = {"cache": copy.deepcopy(prefix), "use_cache": True} if prefix is not None else {"use_cache": False}
-    out = model.model(input_ids=batch.input_ids[:, start:].to(dev), attention_mask=batch.attention_mask.to(dev),
-                      position_ids=batch.position_ids[:, start:].to(dev), logits_to_keep=keep, **kw)
-    return out.logits
 
 
 def train_batch(prompts: list[Prompt], labels: list[list[int]], pad_id: int) -> TrainBatch:
@@ -199,49 +181,41 @@ def train_batch(prompts: list[Prompt], labels: list[list[int]], pad_id: int) -> 
     return TrainBatch(type(q)(ids, mask), targets, Wq - 1)
 
 
-def cache_prefix(model: HookedLM, tb: TrainBatch, site_: Site) -> TrainBatch:
+
+def cache_prefix(model: HookedModel, tb: TrainBatch, site_: Site) -> TrainBatch:
     """tb with the key/value cache of every column theta cannot reach."""
     start = first_column(tb.batch, site_, tb.query_end)
-    return TrainBatch(tb.batch, tb.targets, tb.query_end, start, prefix_cache(model, tb.batch, start))
+    return TrainBatch(tb.batch, tb.targets, tb.query_end, start, model.prefix(tb.batch, start))
 
 
-def label_loss(model: HookedLM, tb: TrainBatch, site_: Site, theta: torch.Tensor) -> torch.Tensor:
+def label_loss(model: HookedModel, tb: TrainBatch, site_: Site, theta: torch.Tensor) -> torch.Tensor:
     """-log p(label | query, theta), averaged over each row's label tokens, then over rows."""
     K = tb.targets.shape[1]
-    dev = model.device
     b = tb.batch
     start = tb.start if tb.prefix is not None else 0
-    with injected(model, site_, theta, b, tb.query_end, start):
-        logits = forward_suffix(model, b, start, tb.prefix, K)
+    logits = model.run(b, ivs=injection(model, site_, theta, b, tb.query_end, start), prefix=tb.prefix,
+                       keep=K, grad=True).logits
     logp = torch.log_softmax(logits[:, :K].float(), -1)
-    tgt = tb.targets.to(dev)
+    tgt = tb.targets.to(model.device)
     ok = tgt >= 0
     tok_lp = logp.gather(-1, tgt.clamp(min=0)[..., None])[..., 0] * ok
     return -(tok_lp.sum(1) / ok.sum(1)).mean()
 
 
-def freeze(model: HookedLM):
-    for p in model.model.parameters():
-        p.requires_grad_(False)
-
-
-@torch.no_grad()
-def resid_rms(model: HookedLM, prompts: list[Prompt], layers, batch_size: int = 16) -> torch.Tensor:
+def resid_rms(model: HookedModel, prompts: list[Prompt], layers, batch_size: int = 16) -> torch.Tensor:
     """Root-mean-square of resid_pre at N of each of `layers`, averaged over the prompts."""
-    idx_layers = torch.as_tensor(list(layers))
+    idx_layers = [int(l) for l in layers]
     tot, n = torch.zeros(len(idx_layers)), 0
-    dev = model.device
-    for idx in _eval_batches(prompts, batch_size):
+    for idx in length_batches(prompts, batch_size):
         b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
-        out = model.model(input_ids=b.input_ids.to(dev), attention_mask=b.attention_mask.to(dev),
-                          position_ids=b.position_ids.to(dev), output_hidden_states=True, logits_to_keep=1)
-        hs = torch.stack([out.hidden_states[int(l)][:, -1].float().cpu() for l in idx_layers])  # [k, B, d]
+        reads = model.run(b, hooks={f"blocks.{l}.hook_resid_pre": "last" for l in idx_layers}).hooks
+        hs = torch.stack([reads[f"blocks.{l}.hook_resid_pre"].float().cpu() for l in idx_layers])  # [k, B, d]
         tot += hs.pow(2).mean(-1).sqrt().sum(1)
         n += len(idx)
     return tot / n
 
 
-def step_scale(model: HookedLM, prompts: list[Prompt], site_: Site, lr_scale: str, batch_size: int = 16) -> torch.Tensor:
+def step_scale(model: HookedModel, prompts: list[Prompt], site_: Site, lr_scale: str, batch_size: int = 16) -> torch.Tensor:
     """[n_layers_of_site, 1, 1] factors s_l with theta_l = s_l * phi_l (ltv.lr_scale): the
     residual RMS at N of each site layer ('resid_rms') or 1 ('none')."""
     if lr_scale not in ("none", "resid_rms"):
@@ -251,7 +225,7 @@ def step_scale(model: HookedLM, prompts: list[Prompt], site_: Site, lr_scale: st
     return scale.to(model.device)[:, None, None]
 
 
-def train_ltv(model: HookedLM, prompts: list[Prompt], site_: Site, *, steps: int, lr: float = 1e-3,
+def train_ltv(model: HookedModel, prompts: list[Prompt], site_: Site, *, steps: int, lr: float = 1e-3,
               weight_decay: float = 0.01, batch_size: int = 16, seed: int = 0, label_mode: str = "all",
               lr_scale: str = "none", progress: bool = False) -> tuple[torch.Tensor, list[dict]]:
     """Train one theta per (layer, position) of the site with AdamW, weights frozen. Returns
@@ -261,7 +235,7 @@ def train_ltv(model: HookedLM, prompts: list[Prompt], site_: Site, *, steps: int
     the training prompts (theta_l = s_l * phi_l with phi trained by AdamW at lr, which for
     AdamW is exactly a per-layer learning rate), so one lr fits layers whose residual
     streams differ in scale by orders of magnitude (Gemma 3: ~1 at layer 0, ~10^3 late)."""
-    freeze(model)
+    model.freeze()
     scale = step_scale(model, prompts, site_, lr_scale, batch_size)
     g = torch.Generator().manual_seed(seed)
     order = torch.randperm(len(prompts), generator=g).tolist()
@@ -282,80 +256,11 @@ def train_ltv(model: HookedLM, prompts: list[Prompt], site_: Site, *, steps: int
     return (phi * scale).detach().cpu(), curve
 
 
-# ------------------------------------------------------------------ evaluation
-@dataclass
-class Eval:
-    correct: torch.Tensor   # [n] 0/1
-    in_set: torch.Tensor    # [n] argmax in the label set (classification) / nan
-    argmax: torch.Tensor
-    p_answer: torch.Tensor  # [n] probability of the answer token
-
-
-def _eval_batches(prompts, batch_size):
-    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i].input_ids))
-    return [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
-
-
-@torch.no_grad()
-def evaluate(model: HookedLM, prompts: list[Prompt], label_tokens=None, site_: Site | None = None,
-             theta: torch.Tensor | None = None, ivs=(), batch_size: int = 16, extra=None) -> Eval:
-    """Full-vocabulary argmax at N with theta injected (none: plain run). `extra(batch)` may
-    return a further context manager (OV / MLP reconstructions)."""
-    n = len(prompts)
-    arg, pa = torch.empty(n, dtype=torch.long), torch.empty(n)
-    for idx in _eval_batches(prompts, batch_size):
-        b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
-        ctx = injected(model, site_, theta, b) if theta is not None else contextlib.nullcontext()
-        ctx2 = extra(b) if extra is not None else contextlib.nullcontext()
-        with ctx, ctx2:
-            logits = model.run(b, want=("logits",), ivs=list(ivs)).logits
-        rows = torch.tensor(idx)
-        arg[rows] = logits.argmax(-1)
-        ans = torch.tensor([prompts[i].answer_token for i in idx])
-        pa[rows] = torch.softmax(logits, -1).gather(-1, ans[:, None])[:, 0]
-    answers = torch.tensor([p.answer_token for p in prompts])
-    correct = (arg == answers).float()
-    if label_tokens:
-        in_set = torch.isin(arg, torch.as_tensor(list(label_tokens))).float()
-    else:
-        in_set = torch.full((n,), float("nan"))
-    return Eval(correct, in_set, arg, pa)
-
-
-@torch.no_grad()
-def evaluate_many(model: HookedLM, prompts: list[Prompt], label_tokens, conditions: dict, batch_size: int = 16,
-                  progress: bool = False) -> dict[str, Eval]:
-    """`evaluate` for many (site, theta) conditions on the same prompts (site None: no
-    injection); each batch's columns that no condition touches run once into a key/value
-    cache shared by every condition."""
-    n = len(prompts)
-    args = {k: torch.empty(n, dtype=torch.long) for k in conditions}
-    pas = {k: torch.empty(n) for k in conditions}
-    for idx in tqdm(_eval_batches(prompts, batch_size), desc="LTV eval", file=sys.stderr, disable=not progress):
-        b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
-        T = b.input_ids.shape[1]
-        start = min([first_column(b, s) if s is not None else T - 1 for s, _ in conditions.values()] + [T - 1])
-        prefix = prefix_cache(model, b, start)
-        rows = torch.tensor(idx)
-        ans = torch.tensor([prompts[i].answer_token for i in idx])
-        for name, (s, th) in conditions.items():
-            ctx = injected(model, s, th, b, -1, start if prefix is not None else 0) if s is not None else contextlib.nullcontext()
-            with ctx:
-                logits = forward_suffix(model, b, start if prefix is not None else 0, prefix, 1)[:, -1].float().cpu()
-            args[name][rows] = logits.argmax(-1)
-            pas[name][rows] = torch.softmax(logits, -1).gather(-1, ans[:, None])[:, 0]
-    answers = torch.tensor([p.answer_token for p in prompts])
-    out = {}
-    for name in conditions:
-        in_set = (torch.isin(args[name], torch.as_tensor(list(label_tokens))).float() if label_tokens
-                  else torch.full((n,), float("nan")))
-        out[name] = Eval((args[name] == answers).float(), in_set, args[name], pas[name])
-    return out
 
 
 # ------------------------------------------------------------------ extracted baselines
 @torch.no_grad()
-def extraction_means(model: HookedLM, icl: list[Prompt], zeroshot: list[Prompt], batch_size: int = 8):
+def extraction_means(model: HookedModel, icl: list[Prompt], zeroshot: list[Prompt], batch_size: int = 8):
     """Means at N over the prompts: resid_pre of every layer for ICL and zero-shot prompts of
     the same queries ([L+1, d] each) and every head's residual-space output on the ICL
     prompts ([L, H, d])."""
@@ -389,37 +294,29 @@ def fv_theta(head_means: torch.Tensor, heads, site_: Site) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------ L3: OV and MLP paths
-def _rms_eps(norm) -> float:
-    return float(getattr(norm, "variance_epsilon", getattr(norm, "eps", 1e-6)))
-
-
-def _norm_gain(model: HookedLM, norm) -> torch.Tensor:
-    w = norm.weight.detach().float()
-    return (1.0 + w) if model._norm_is_offset(norm) else w
-
-
-def ov_terms(model: HookedLM, theta: torch.Tensor, layer: int, per_head: bool = False) -> torch.Tensor:
+def ov_terms(model: HookedModel, theta: torch.Tensor, layer: int, per_head: bool = False) -> torch.Tensor:
     """[L, d]: row l' >= layer is sum_k W_O^{l',k} W_V^{l',k} (g_{l'} * theta), the packed OV
-    effect of theta on the heads of layer l' (g = the input norm's gain; the norm's 1/rms
+    effect of theta on the heads of layer l' (g = the input norm's linear part; the norm's 1/rms
     and the attention weight c_NN are left out here, as in the paper's packed sum); rows
     before `layer` are 0. per_head: [L, H, d], the term of each head before the sum."""
     out = torch.zeros(model.n_layers, model.n_heads, model.d_model)
     theta = theta.detach().float().cpu()
     for l in range(layer, model.n_layers):
-        attn = model.layers[l].self_attn
-        x = _norm_gain(model, model.layers[l].input_layernorm).cpu() * theta
-        v = attn.v_proj.weight.detach().float().cpu() @ x                       # [n_kv * d_head]
-        n_kv = v.numel() // model.d_head
-        v = v.view(n_kv, model.d_head).repeat_interleave(model.n_heads // n_kv, 0)   # [H, d_head]
-        out[l] = torch.einsum("hd,hdm->hm", v, model.W_O[l].detach().float().cpu())
+        x = model.norm_linear(model.norm_of(l, "attn"), theta).cpu()
+        W = model.weights(l)
+        v = torch.einsum("d,hdk->hk", x, W["W_V"].float().cpu())            # [H, d_head]
+        out[l] = torch.einsum("hd,hdm->hm", v, W["W_O"].detach().float().cpu())
     return out if per_head else out.sum(1)
 
 
 OV_ATTENTION = ("one", "actual")
 
 
-@contextlib.contextmanager
-def ov_reconstruction(model: HookedLM, terms: torch.Tensor, first_layer: int, attention: str = "one"):
+
+OV_ATTENTION = ("one", "actual")
+
+
+def ov_reconstruction(terms: torch.Tensor, first_layer: int, attention: str = "one") -> OVReinjection:
     """Theta's effect through the heads' OV circuits only, at N of each layer l' >= first_layer:
     attention='one' adds terms[l'] ([L, d], ov_terms) / rms(resid_pre^{l'}[N]) to the attention
     output, every c_NN taken as 1 (the paper's packed sum); attention='actual' adds
@@ -432,106 +329,32 @@ def ov_reconstruction(model: HookedLM, terms: torch.Tensor, first_layer: int, at
             raise ValueError("attention='actual' needs per-head terms [L, H, d] (ov_terms(per_head=True))")
     elif terms.dim() == 3:
         terms = terms.sum(1)
-    scales, handles = {}, []
-
-    def pre(l):
-        def hook(module, args, kwargs):
-            hs = args[0] if args else kwargs["hidden_states"]
-            eps = _rms_eps(model.layers[l].input_layernorm)
-            scales[l] = torch.rsqrt(hs[:, -1].float().pow(2).mean(-1, keepdim=True) + eps)
-        return hook
-
-    def post(l):
-        def hook(module, args, output):
-            out = output.clone()
-            out[:, -1] = out[:, -1] + (scales[l] * terms[l].to(out.device)[None]).to(out.dtype)
-            return out
-        return hook
-
-    def post_weighted(l):
-        def hook(module, args, output):
-            weights = output[1] if isinstance(output, tuple) and len(output) > 1 else None
-            if weights is None:
-                raise RuntimeError("ov_reconstruction(attention='actual') reads attention weights: load the model "
-                                   "with attn='eager'")
-            c = weights[:, :, -1, -1].float()                                    # [B, H]
-            add = scales[l] * torch.einsum("bh,hd->bd", c, terms[l].to(c.device))
-            out = output[0].clone()
-            out[:, -1] = out[:, -1] + add.to(out.dtype)
-            return (out,) + tuple(output[1:])
-        return hook
-
-    try:
-        for l in range(first_layer, model.n_layers):
-            handles.append(model.layers[l].register_forward_pre_hook(pre(l), with_kwargs=True))
-            if attention == "actual":
-                handles.append(model.layers[l].self_attn.register_forward_hook(post_weighted(l)))
-            else:
-                handles.append(model.layers[l].self_attn.o_proj.register_forward_hook(post(l)))
-        yield
-    finally:
-        for h in handles:
-            h.remove()
+    return OVReinjection(terms, first_layer, attention)
 
 
-def _mlp_norm(layer):
-    return layer.pre_feedforward_layernorm if hasattr(layer, "pre_feedforward_layernorm") else layer.post_attention_layernorm
-
-
-@contextlib.contextmanager
-def mlp_path(model: HookedLM, theta: torch.Tensor, first_layer: int):
+def mlp_path(model: HookedModel, theta: torch.Tensor, first_layer: int) -> list[AddAt]:
     """Theta reaches only the MLPs: added at N to the input of each later MLP's norm, never to
     the residual stream or to attention."""
-    handles = []
-
-    def hook(module, args):
-        x = args[0].clone()
-        x[:, -1] = x[:, -1] + theta.to(x.device, x.dtype)
-        return (x,) + tuple(args[1:])
-
-    try:
-        for l in range(first_layer, model.n_layers):
-            handles.append(_mlp_norm(model.layers[l]).register_forward_pre_hook(hook))
-        yield
-    finally:
-        for h in handles:
-            h.remove()
+    return [AddAt(f"blocks.{l}.hook_mlp_in", theta, (-1,)) for l in range(first_layer, model.n_layers)]
 
 
 # ------------------------------------------------------------------ L4: head saliency
-def head_saliency(model: HookedLM, prompts: list[Prompt], site_: Site, theta: torch.Tensor,
+def head_saliency(model: HookedModel, prompts: list[Prompt], site_: Site, theta: torch.Tensor,
                   batch_size: int = 8) -> torch.Tensor:
     """[n_prompts, L, H] first-order Taylor saliency |a . dp/da| of each head's output a at N
     with theta injected, p = probability of the answer token (computed in z space:
     a . dp/da = z . dp/dz, exact for the linear W_O)."""
-    freeze(model)
+    model.freeze()
     out = torch.zeros(len(prompts), model.n_layers, model.n_heads)
-    for idx in _eval_batches(prompts, batch_size):
+    for idx in length_batches(prompts, batch_size):
         b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
-        deltas, zs, handles = {}, {}, []
-
-        def make(l):
-            def hook(module, args):
-                z = args[0]
-                d = torch.zeros_like(z[:, -1]).requires_grad_(True)
-                deltas[l], zs[l] = d, z[:, -1].detach()
-                z = torch.cat([z[:, :-1], (z[:, -1] + d)[:, None]], 1)
-                return (z,) + tuple(args[1:])
-            return hook
-
-        for l, layer in enumerate(model.layers):
-            handles.append(layer.self_attn.o_proj.register_forward_pre_hook(make(l)))
-        try:
-            with injected(model, site_, theta, b):
-                logits = model.logits_with_grad(b)
-            ans = torch.tensor([prompts[i].answer_token for i in idx], device=logits.device)
-            p = torch.softmax(logits.float(), -1).gather(-1, ans[:, None]).sum()
-            grads = torch.autograd.grad(p, [deltas[l] for l in range(model.n_layers)])
-        finally:
-            for h in handles:
-                h.remove()
+        zg = ZGrad()
+        logits = model.run(b, ivs=[*injection(model, site_, theta, b), zg], grad=True).logits
+        ans = torch.tensor([prompts[i].answer_token for i in idx], device=logits.device)
+        p = torch.softmax(logits.float(), -1).gather(-1, ans[:, None]).sum()
+        grads = torch.autograd.grad(p, [zg.deltas[l] for l in range(model.n_layers)])
         for l, g in enumerate(grads):
-            s = (zs[l] * g).view(len(idx), model.n_heads, model.d_head).sum(-1).abs()
+            s = (zg.z[l] * g).view(len(idx), model.n_heads, model.d_head).sum(-1).abs()
             out[torch.tensor(idx), l] = s.float().cpu()
     return out
 
@@ -548,8 +371,9 @@ def noisy_copies(theta: torch.Tensor, n: int, scale: float, seed: int) -> torch.
     return theta.flatten()[None] + lam * eps
 
 
+
 @torch.no_grad()
-def final_state_change(model: HookedLM, prompts: list[Prompt], layer: int, thetas: torch.Tensor,
+def final_state_change(model: HookedModel, prompts: list[Prompt], layer: int, thetas: torch.Tensor,
                        batch_size: int = 256) -> tuple[torch.Tensor, torch.Tensor]:
     """For each theta_i ([n, d]) injected at resid_pre[layer], N: the mean over prompts of the
     change of the final hidden state (input of the final norm) at N ([n, d]); also the
@@ -557,33 +381,24 @@ def final_state_change(model: HookedLM, prompts: list[Prompt], layer: int, theta
     site_ = Site((layer,), (-1,))
     b0 = left_pad([p.input_ids for p in prompts], model.pad_id)
     T, nq = b0.input_ids.shape[1], len(prompts)
-    grabbed = {}
-    h = model.final_norm.register_forward_pre_hook(lambda m, a: grabbed.__setitem__("h", a[0][:, -1].detach().float().cpu()))
-    try:
-        prefix = prefix_cache(model, b0, T - 1)
-        forward_suffix(model, b0, T - 1, prefix, 1)
-        base = grabbed["h"]
-        per = max(1, batch_size // nq)
-        out = torch.zeros(thetas.shape[0], model.d_model)
-        for s in range(0, thetas.shape[0], per):
-            th = thetas[s:s + per]
-            k = th.shape[0]
-            import copy
+    final = {f"blocks.{model.n_layers - 1}.hook_resid_post": "last"}
+    prefix = model.prefix(b0, T - 1)
 
-            cache = copy.deepcopy(prefix)
-            cache.batch_repeat_interleave(k)
-            b = type(b0)(b0.input_ids.repeat_interleave(k, 0), b0.attention_mask.repeat_interleave(k, 0))
-            rows = th.repeat(nq, 1)[:, None, None, :]
-            with injected(model, site_, rows, b, -1, T - 1):
-                model.model(input_ids=b.input_ids[:, T - 1:].to(model.device), attention_mask=b.attention_mask.to(model.device),
-                            position_ids=b.position_ids[:, T - 1:].to(model.device), cache=cache, use_cache=True,
-                            logits_to_keep=1)
-            fin = grabbed["h"].view(nq, k, -1)
-            out[s:s + k] = (fin - base[:, None]).mean(0)
-    finally:
-        h.remove()
+    def final_state(**kw):
+        return next(iter(model.run(hooks=final, **kw).hooks.values())).float().cpu()
+
+    base = final_state(batch=b0, prefix=prefix)
+    per = max(1, batch_size // nq)
+    out = torch.zeros(thetas.shape[0], model.d_model)
+    for s in range(0, thetas.shape[0], per):
+        th = thetas[s:s + per]
+        k = th.shape[0]
+        b = b0.repeat_interleave(k)
+        rows = th.repeat(nq, 1)[:, None, None, :]
+        fin = final_state(batch=b, ivs=injection(model, site_, rows, b, -1, T - 1), prefix=prefix.repeat_interleave(k),
+                          consume_prefix=True).view(nq, k, -1)
+        out[s:s + k] = (fin - base[:, None]).mean(0)
     return out, base
-
 
 def fit_linear_map(X: torch.Tensor, Y: torch.Tensor) -> torch.Tensor:
     """Least-squares W ([d_out, d_in]) with Y ≈ X W^T (minimum-norm where under-determined)."""
@@ -599,13 +414,10 @@ def polar(W: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
     return torch.from_numpy(Q), torch.from_numpy(S)
 
 
-@torch.no_grad()
-def logits_from_final(model: HookedLM, h: torch.Tensor) -> torch.Tensor:
-    """Logits of final hidden states h ([n, d], before the final norm)."""
-    dev = model.device
-    x = model.final_norm(h.to(dev, next(model.model.parameters()).dtype)[:, None, :])
-    return model.model.get_output_embeddings()(x)[:, 0].float().cpu()
 
+def logits_from_final(model: HookedModel, h: torch.Tensor) -> torch.Tensor:
+    """Logits of final hidden states h ([n, d], before the final norm)."""
+    return model.logits_from_resid(h)
 
 def label_alignment(v: torch.Tensor, W_Y: torch.Tensor) -> float:
     """||Proj_span(W_Y^T) v|| / ||v||: how much of v lies in the span of the task's label
@@ -615,6 +427,6 @@ def label_alignment(v: torch.Tensor, W_Y: torch.Tensor) -> float:
     return float((Q.T @ v).norm() / v.norm().clamp_min(1e-12))
 
 
-def top_tokens(model: HookedLM, v: torch.Tensor, k: int = 5) -> list[str]:
+def top_tokens(model: HookedModel, v: torch.Tensor, k: int = 5) -> list[str]:
     scores = model.unembed().float() @ v.float().flatten()
     return model.tokenizer.convert_ids_to_tokens(torch.topk(scores, k).indices.tolist())

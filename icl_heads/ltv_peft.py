@@ -10,7 +10,7 @@ import time
 import torch
 
 from . import ltv
-from .hooked import HookedLM, left_pad
+from .model import HookedModel, left_pad
 
 
 def lora_rank_for(budget: int, d_in: int, d_out: int) -> int:
@@ -70,20 +70,15 @@ def _loss_from_logits(logits, targets):
     return -(tok.sum(1) / ok.sum(1)).mean()
 
 
-def _forward(net, batch, keep, use_positions=True):
-    kw = {"position_ids": batch.position_ids} if use_positions else {}
-    return net(input_ids=batch.input_ids, attention_mask=batch.attention_mask, use_cache=False, **kw).logits[:, -keep:]
-
-
-def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int, lr: float, weight_decay: float,
+def train_and_measure(method: str, model: HookedModel, train, evalp, *, steps: int, lr: float, weight_decay: float,
                       batch_size: int, seed: int, budget: int, layer: int, label_mode: str = "all",
                       lr_scale: str = "none") -> dict:
     """Train `method` (ltv | lora | prefix | prompt) on `train`, evaluate on `evalp`. The LTV's
     step size follows `lr_scale` exactly as in ltv.train_ltv (the other methods use lr as is)."""
-    from peft import LoraConfig, PrefixTuningConfig, PromptTuningConfig, get_peft_model
+    from peft import LoraConfig, PrefixTuningConfig, PromptTuningConfig
 
     dev = model.device
-    ltv.freeze(model)
+    model.freeze()
     g = torch.Generator().manual_seed(seed)
     order = torch.randperm(len(train), generator=g).tolist()
     chunks = [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
@@ -99,11 +94,11 @@ def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int,
         net = None
     else:
         if method == "lora":
-            o = model.layers[layer].self_attn.o_proj
-            r = lora_rank_for(budget, o.in_features, o.out_features)
-            conf = LoraConfig(r=r, lora_alpha=r, lora_dropout=0.0, target_modules=["o_proj"], layers_to_transform=[layer],
+            target = model.o_proj_name()
+            r = lora_rank_for(budget, model.n_heads * model.d_head, model.d_model)
+            conf = LoraConfig(r=r, lora_alpha=r, lora_dropout=0.0, target_modules=[target], layers_to_transform=[layer],
                               bias="none")
-            detail = f"rank {r} on o_proj of layer {layer}"
+            detail = f"rank {r} on {target.split('.')[-1]} of layer {layer}"
         elif method == "prefix":
             conf = PrefixTuningConfig(task_type="CAUSAL_LM", num_virtual_tokens=1)
             detail = "1 virtual token, keys and values at every layer (the smallest prefix peft allows)"
@@ -115,22 +110,21 @@ def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int,
         else:
             raise ValueError(method)
         torch.manual_seed(seed)
-        net = get_peft_model(model.model, conf)
+        net = model.peft(conf)
         params = [p for p in net.parameters() if p.requires_grad]
     n_params = sum(p.numel() for p in params)
     opt = torch.optim.AdamW(params, lr=lr, weight_decay=weight_decay)
     times, losses = [], []
     for step in range(steps):
         tb = batches[step % len(batches)]
-        b = type(tb.batch)(tb.batch.input_ids.to(dev), tb.batch.attention_mask.to(dev))
         K = tb.targets.shape[1]
         t0 = time.perf_counter()
         opt.zero_grad()
         if net is None:
-            with ltv.injected(model, site, phi * scale, tb.batch, tb.query_end):
-                logits = _forward(model.model, b, K)
+            logits = model.run(tb.batch, ivs=ltv.injection(model, site, phi * scale, tb.batch, tb.query_end),
+                               keep=K, grad=True).logits
         else:
-            logits = _forward(net, b, K, use_pos)
+            logits = model.forward_logits(tb.batch, K, net, use_pos)
         loss = _loss_from_logits(logits, tb.targets.to(dev))
         loss.backward()
         opt.step()
@@ -144,12 +138,10 @@ def train_and_measure(method: str, model: HookedLM, train, evalp, *, steps: int,
         for s in range(0, len(evalp), batch_size):
             ps = evalp[s:s + batch_size]
             b = left_pad([p.input_ids for p in ps], model.pad_id)
-            bd = type(b)(b.input_ids.to(dev), b.attention_mask.to(dev))
             if net is None:
-                with ltv.injected(model, site, (phi * scale).detach(), b):
-                    logits = _forward(model.model, bd, 1)
+                logits = model.run(b, ivs=ltv.injection(model, site, (phi * scale).detach(), b), keep=1).logits
             else:
-                logits = _forward(net, bd, 1, use_pos)
+                logits = model.forward_logits(b, 1, net, use_pos)
             correct += (logits[:, -1].argmax(-1).cpu() == torch.tensor([p.answer_token for p in ps])).float().tolist()
     if net is not None:
         net.unload() if method == "lora" else None

@@ -207,8 +207,8 @@ def default_device() -> str:
 
 
 def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None = None):
-    """Load a materialised model as a HookedLM (the one loader every rule uses)."""
-    from .hooked import HookedLM
+    """Load a materialised model as a HookedModel (the one loader every rule uses)."""
+    from .model import HookedModel
 
     model_dir = Path(model_dir)
     man = read_manifest(model_dir)
@@ -221,5 +221,5 @@ def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None =
                           f"{model_dir} so that rule materialise_model records the new one")
     model, tok = _load_hf(str(path), dtype=man.get("dtype", "float32"), attn=attn)
     model.to(device or default_device())
-    return HookedLM(model, tok, name=man["name"], meta={"source_sha256": man["source_sha256"],
+    return HookedModel(model, tok, name=man["name"], meta={"source_sha256": man["source_sha256"],
                                                           "source_file": man["source_file"]})

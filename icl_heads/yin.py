@@ -18,8 +18,8 @@ import torch
 from tqdm import tqdm
 
 from .fv import mean_at_final
-from .hooked import HeadAblation, HookedLM, ResidAdd, left_pad
-from .interventions import capture_z
+from .interventions import z_reads
+from .model import Batch, HeadAblation, HookedModel, ResidAdd, left_pad
 from .prompts import Prompt
 from .scores import top_set
 
@@ -59,7 +59,7 @@ def head_sets(ih: torch.Tensor, fv: torch.Tensor, percents, seeds, exclude_perce
     return out
 
 
-def token_z_sample(model: HookedLM, prompts: list[list[int]], n_draws: int, seed: int,
+def token_z_sample(model: HookedModel, prompts: list[list[int]], n_draws: int, seed: int,
                    batch_size: int = 8) -> torch.Tensor:
     """`n_draws` independent samples of every head's z, each at one (prompt, token) drawn
     uniformly from the real tokens of `prompts`: [n_draws, L, H, d_head]."""
@@ -70,20 +70,19 @@ def token_z_sample(model: HookedLM, prompts: list[list[int]], n_draws: int, seed
         i = rng.randrange(len(prompts))
         picks.append((i, rng.randrange(lengths[i])))
     out = torch.zeros(n_draws, model.n_layers, model.n_heads, model.d_head)
-    with capture_z(model) as grabbed:
-        need = sorted({i for i, _ in picks})
-        for s in range(0, len(need), batch_size):
-            idx = need[s:s + batch_size]
-            batch = left_pad([prompts[i] for i in idx], model.pad_id)
-            model.run(batch, want=("logits",))
-            W = batch.input_ids.shape[1]
-            for row, i in enumerate(idx):
-                for d, (pi, t) in enumerate(picks):
-                    if pi != i:
-                        continue
-                    col = W - lengths[i] + t
-                    for l in range(model.n_layers):
-                        out[d, l] = grabbed[l][row, col].view(model.n_heads, model.d_head).float().cpu()
+    need = sorted({i for i, _ in picks})
+    for s in range(0, len(need), batch_size):
+        idx = need[s:s + batch_size]
+        batch = left_pad([prompts[i] for i in idx], model.pad_id)
+        grabbed = model.run(batch, want=(), hooks=z_reads(model)).hooks
+        W = batch.input_ids.shape[1]
+        for row, i in enumerate(idx):
+            for d, (pi, t) in enumerate(picks):
+                if pi != i:
+                    continue
+                col = W - lengths[i] + t
+                for l in range(model.n_layers):
+                    out[d, l] = grabbed[f"blocks.{l}.attn.hook_z"][row, col].view(model.n_heads, model.d_head).float().cpu()
     return out
 
 
@@ -104,17 +103,15 @@ def condition_name(mode: str, s: dict) -> str:
 
 # ------------------------------------------------------------------ Y6 token loss
 @torch.no_grad()
-def token_losses(model: HookedLM, docs: torch.Tensor, positions, ivs=(), batch_size: int = 4) -> torch.Tensor:
+def token_losses(model: HookedModel, docs: torch.Tensor, positions, ivs=(), batch_size: int = 4) -> torch.Tensor:
     """Cross-entropy of token t of each document given tokens < t, at each t in `positions`:
     [N, len(positions)]. `docs` is [N, T] (equal lengths, no padding; T > max(positions))."""
     positions = list(positions)
     keep = torch.tensor([t - 1 for t in positions])
-    dev = model.device
     out = []
     for s in range(0, docs.shape[0], batch_size):
         ids = docs[s:s + batch_size]
-        with model.interventions(*ivs):
-            logits = model.model(input_ids=ids.to(dev), use_cache=False, logits_to_keep=keep.to(dev)).logits
+        logits = model.run(Batch(ids), want=("logits",), ivs=list(ivs), keep=keep).logits
         logp = torch.log_softmax(logits.float(), -1).cpu()
         target = ids[:, positions]
         out.append(-logp.gather(-1, target[..., None])[..., 0])
@@ -137,7 +134,7 @@ def long_documents(tokenizer, texts: list[str], length: int, n_docs: int | None 
 
 
 # ------------------------------------------------------------------ Y7 add-back
-def mean_head_outputs(model: HookedLM, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
+def mean_head_outputs(model: HookedModel, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
     """Every head's output at N in residual space, averaged over prompts: [L, H, d_model]."""
     return mean_at_final(model, prompts, "heads", batch_size)
 

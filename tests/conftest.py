@@ -67,10 +67,10 @@ def tokenizer():
 
 @pytest.fixture(params=["llama", "gemma"])
 def tiny_hooked(request, tokenizer):
-    from icl_heads.hooked import HookedLM
+    from icl_heads.model import HookedModel
 
     model = tiny_llama_model() if request.param == "llama" else tiny_gemma_model()
-    return HookedLM(model, tokenizer, name=f"tiny-{request.param}")
+    return HookedModel(model, tokenizer, name=f"tiny-{request.param}")
 
 
 @pytest.fixture

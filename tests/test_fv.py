@@ -2,7 +2,7 @@
 import torch
 
 from icl_heads.fv import fv_scores_fast, fv_scores_reference, mean_head_z
-from icl_heads.hooked import RowHeadPatch, left_pad
+from icl_heads.model import Batch, RowHeadPatch, left_pad
 from icl_heads.prompts import Prompt
 
 
@@ -34,12 +34,12 @@ def test_row_head_patch_sets_one_head_per_row(tiny_hooked):
     ids = torch.tensor([[1, 5, 6, 7]]).expand(3, 4)
     vals = torch.randn(3, h.d_head)
     seen = {}
-    hooks = [layer.self_attn.o_proj.register_forward_pre_hook(lambda m, a, l=l: seen.__setitem__(l, a[0].detach()))
+    hooks = [layer.self_attn.o_proj.register_forward_hook(lambda m, a, o, l=l: seen.__setitem__(l, a[0].detach()))
              for l, layer in enumerate(h.layers)]
     clean = {}
-    h.step(ids, use_cache=False)
+    h.run(Batch(ids))
     clean.update(seen)
-    h.step(ids, use_cache=False, ivs=[RowHeadPatch([(0, 1), (0, 2), (2, 3)], vals)])
+    h.run(Batch(ids), ivs=[RowHeadPatch([(0, 1), (0, 2), (2, 3)], vals)])
     for hk in hooks:
         hk.remove()
     z0 = seen[0].view(3, 4, h.n_heads, h.d_head)

@@ -1,8 +1,8 @@
-"""HookedLM on tiny Llama and Gemma 3 models built in the test."""
+"""HookedModel on tiny Llama and Gemma 3 models built in the test."""
 import pytest
 import torch
 
-from icl_heads.hooked import HeadAblation, HeadPatch, ResidAdd, left_pad
+from icl_heads.model import HeadAblation, HeadPatch, ResidAdd, left_pad
 
 SEQS = [[1, 5, 6, 7, 8, 9, 10], [1, 11, 12, 13]]
 
@@ -66,7 +66,7 @@ def test_mean_ablation_sets_the_head_to_its_mean_at_every_position(tiny_hooked):
     h = tiny_hooked
     means = torch.randn(h.n_layers, h.n_heads, h.d_head)
     seen = []
-    hd = h.layers[2].self_attn.o_proj.register_forward_pre_hook(lambda m, a: seen.append(a[0].detach()))
+    hd = h.layers[2].self_attn.o_proj.register_forward_hook(lambda m, a, o: seen.append(a[0].detach()))
     h.run(left_pad(SEQS, 0), want=("logits",), ivs=[HeadAblation([(2, 1)], "mean", means)])
     hd.remove()
     z = seen[0].view(2, -1, h.n_heads, h.d_head)
@@ -77,7 +77,7 @@ def test_patch_touches_one_position_of_one_head(tiny_hooked):
     h = tiny_hooked
     b = left_pad(SEQS, 0)
     seen = []
-    hd = h.layers[0].self_attn.o_proj.register_forward_pre_hook(lambda m, a: seen.append(a[0].detach()))
+    hd = h.layers[0].self_attn.o_proj.register_forward_hook(lambda m, a, o: seen.append(a[0].detach()))
     h.run(b, want=("logits",))
     v = torch.full((h.d_head,), 3.0)
     h.run(b, want=("logits",), ivs=[HeadPatch(0, 3, v, position=-1)])

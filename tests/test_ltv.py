@@ -2,14 +2,13 @@
 each against an answer known independently of the code under test."""
 from __future__ import annotations
 
-import contextlib
 
 import numpy as np
 import pytest
 import torch
 
 from icl_heads import ltv
-from icl_heads.hooked import left_pad
+from icl_heads.model import evaluate, evaluate_one, left_pad
 from icl_heads.prompts import Prompt
 
 
@@ -39,6 +38,19 @@ def _resid_all(model, batch):
     return got
 
 
+def _eps(norm):
+    return getattr(norm, "eps", None) or norm.variance_epsilon
+
+
+def _attn_out_reader(m, l, outs, key):
+    """Read block l's attention output (before any post-attention norm) downstream of every
+    hook of the model layer: the input of the norm after attention (Gemma: post-attention norm,
+    whose input is the attention output; Llama: the MLP norm, whose input is resid_pre plus the
+    attention output, and resid_pre of l is the same in both runs compared)."""
+    return m.layers[l].post_attention_layernorm.register_forward_pre_hook(
+        lambda mod, a: outs.__setitem__(key, a[0].detach().clone()))
+
+
 def test_injection_adds_theta_exactly_at_the_chosen_sites(tiny_hooked, tokenizer):
     m = tiny_hooked
     ps = _prompts(tokenizer, TEXTS, ANSWERS)
@@ -46,16 +58,14 @@ def test_injection_adds_theta_exactly_at_the_chosen_sites(tiny_hooked, tokenizer
     site = ltv.Site((1,), (-1, -3, 1))
     theta = torch.randn(1, 3, m.d_model)
     clean = _resid_all(m, b)
-    # the hook under test is registered after the reader: the reader of layer 2 sees its effect,
-    # so compare layer 1 by reading layer 1's input after injection with a second reader added later
+    # layer 1's input after injection, read where its attention norm receives it (downstream of
+    # the injection, whatever order the hooks were registered in)
     got = {}
-    with ltv.injected(m, site, theta, b):
-        h = m.layers[1].register_forward_pre_hook(lambda mod, a, k: got.__setitem__(1, (a[0] if a else k["hidden_states"]).detach().clone()),
-                                                  with_kwargs=True)
-        try:
-            m.run(b)
-        finally:
-            h.remove()
+    h = m.layers[1].input_layernorm.register_forward_pre_hook(lambda mod, a: got.__setitem__(1, a[0].detach().clone()))
+    try:
+        m.run(b, ivs=ltv.injection(m, site, theta, b))
+    finally:
+        h.remove()
     diff = got[1] - clean[1]
     T = b.input_ids.shape[1]
     expect = torch.zeros_like(diff)
@@ -168,23 +178,18 @@ def test_ov_reconstruction_adds_the_scaled_term_to_the_attention_output(tiny_hoo
     terms = torch.randn(m.n_layers, m.d_model)
     terms[:2] = 0
     outs, ins = {}, {}
-
-    def read(key):
-        return m.layers[2].self_attn.o_proj.register_forward_hook(lambda mod, a, o: outs.__setitem__(key, o.detach().clone()))
-
     h2 = m.layers[2].register_forward_pre_hook(lambda mod, a, k: ins.__setitem__("h", (a[0] if a else k["hidden_states"]).detach().clone()),
                                                with_kwargs=True)
-    h = read("clean")
-    m.run(b)
-    h.remove()
     try:
-        with ltv.ov_reconstruction(m, terms, 2):
-            h = read("rec")  # registered after the reconstruction's hook: sees its result
-            m.run(b)
-            h.remove()
+        for key, ivs in (("clean", []), ("rec", [ltv.ov_reconstruction(terms, 2)])):
+            h = _attn_out_reader(m, 2, outs, key)
+            try:
+                m.run(b, ivs=ivs)
+            finally:
+                h.remove()
     finally:
         h2.remove()
-    eps = ltv._rms_eps(m.layers[2].input_layernorm)
+    eps = _eps(m.layers[2].input_layernorm)
     scale = torch.rsqrt(ins["h"][:, -1].pow(2).mean(-1, keepdim=True) + eps)
     diff = outs["rec"] - outs["clean"]
     assert torch.allclose(diff[:, -1], scale * terms[2][None], atol=1e-5)
@@ -206,24 +211,22 @@ def test_ov_reconstruction_with_actual_attention_weights_each_head_by_its_c_NN(t
     h2 = m.layers[2].register_forward_pre_hook(lambda mod, a, k: ins.__setitem__("h", (a[0] if a else k["hidden_states"]).detach().clone()),
                                                with_kwargs=True)
     try:
-        for key, ctx in (("clean", contextlib.nullcontext()), ("rec", ltv.ov_reconstruction(m, per_head, 2, "actual"))):
-            with ctx:  # the reader is registered after the reconstruction's hook: it sees its result
-                h = m.layers[2].self_attn.register_forward_hook(lambda mod, a, o, key=key: outs.__setitem__(key, o[0].detach().clone()))
-                try:
-                    m.run(b)
-                finally:
-                    h.remove()
+        for key, ivs in (("clean", []), ("rec", [ltv.ov_reconstruction(per_head, 2, "actual")])):
+            h = _attn_out_reader(m, 2, outs, key)
+            try:
+                m.run(b, ivs=ivs)
+            finally:
+                h.remove()
     finally:
         h2.remove()
-    eps = ltv._rms_eps(m.layers[2].input_layernorm)
+    eps = _eps(m.layers[2].input_layernorm)
     scale = torch.rsqrt(ins["h"][:, -1].pow(2).mean(-1, keepdim=True) + eps)
     want = scale * torch.einsum("bh,hd->bd", c, per_head[2])
     assert torch.allclose(outs["rec"][:, -1] - outs["clean"][:, -1], want, atol=1e-5)
     assert torch.allclose(outs["rec"][:, :-1], outs["clean"][:, :-1], atol=1e-6)
     assert not torch.allclose(want, scale * per_head[2].sum(0)[None], atol=1e-3)  # c_NN < 1 matters
     with pytest.raises(Exception, match="ov_attention"):
-        with ltv.ov_reconstruction(m, per_head, 2, "ones"):
-            pass
+        ltv.ov_reconstruction(per_head, 2, "ones")
 
 
 def test_saliency_is_the_first_order_change_of_ablating_a_head(tiny_hooked, tokenizer):
@@ -243,8 +246,7 @@ def test_saliency_is_the_first_order_change_of_ablating_a_head(tiny_hooked, toke
             return (z.view(1, z.shape[1], -1),)
         h = m.layers[l].self_attn.o_proj.register_forward_pre_hook(hook)
         try:
-            with ltv.injected(m, site, theta, b):
-                lg = m.run(b).logits[0]
+            lg = m.run(b, ivs=ltv.injection(m, site, theta, b)).logits[0]
         finally:
             h.remove()
         return float(torch.softmax(lg.double(), -1)[ps[0].answer_token])
@@ -264,11 +266,11 @@ def test_cached_prefix_gives_the_same_loss_and_predictions(tiny_hooked, tokenize
         assert cached.start > 0
         full = float(ltv.label_loss(m, tb, site, theta).detach())
         assert float(ltv.label_loss(m, cached, site, theta).detach()) == pytest.approx(full, rel=1e-5)
-        many = ltv.evaluate_many(m, ps, None, {"a": (site, theta), "zs": (None, None)}, batch_size=3)
-        one = ltv.evaluate(m, ps, None, site, theta, batch_size=3)
+        many = evaluate(m, ps, None, ltv.conditions({"a": (site, theta), "zs": (None, None)}), share="columns", batch_size=3)
+        one = evaluate_one(m, ps, None, [ltv.Injection(site, theta)], batch_size=3)
         assert torch.equal(many["a"].argmax, one.argmax)
         assert torch.allclose(many["a"].p_answer, one.p_answer, atol=1e-5)
-        assert torch.equal(many["zs"].argmax, ltv.evaluate(m, ps, None, batch_size=3).argmax)
+        assert torch.equal(many["zs"].argmax, evaluate_one(m, ps, None, [], batch_size=3).argmax)
 
 
 def test_final_state_change_matches_separate_runs(tiny_hooked, tokenizer):
@@ -280,8 +282,7 @@ def test_final_state_change_matches_separate_runs(tiny_hooked, tokenizer):
     ref0 = m.run(b, want=("resid",)).resid[:, -1]
     assert torch.allclose(base, ref0, atol=1e-5)
     for i in range(3):
-        with ltv.injected(m, ltv.Site((1,), (-1,)), thetas[i][None, None], b):
-            r = m.run(b, want=("resid",)).resid[:, -1]
+        r = m.run(b, want=("resid",), ivs=ltv.injection(m, ltv.Site((1,), (-1,)), thetas[i][None, None], b)).resid[:, -1]
         assert torch.allclose(delta[i], (r - ref0).mean(0), atol=1e-4)
 
 
@@ -314,7 +315,7 @@ def test_ltv_trains_on_sst2_with_smollm2(shared_data, test_resources, tmp_path):
     assert theta.shape == (1, 1, model.d_model)
     r_icl, r_zs, heads = ltv.extraction_means(model, sets["train_icl"], sets["train_zs"])
     labels = label_tokens(model.tokenizer, task.label_set, "sst2")
-    res = ltv.evaluate_many(model, sets["eval_zs"], labels,
-                            {"ltv": (site, theta), "vanilla": (site, ltv.vanilla_theta(r_icl, r_zs, site)), "zs": (None, None)})
+    res = evaluate(model, sets["eval_zs"], labels, ltv.conditions(
+        {"ltv": (site, theta), "vanilla": (site, ltv.vanilla_theta(r_icl, r_zs, site)), "zs": (None, None)}), share="columns")
     assert all(len(r.correct) == 8 for r in res.values())
     assert heads.shape == (model.n_layers, model.n_heads, model.d_model)

@@ -7,7 +7,7 @@ import torch
 
 from conftest import make_tokenizer, tiny_llama_model
 from icl_heads.errors import ConfigError
-from icl_heads.hooked import left_pad
+from icl_heads.model import left_pad
 from icl_heads.models import load_hooked, materialise, model_entry, sha256_dir
 
 

@@ -9,8 +9,8 @@ import torch
 
 from icl_heads.cache import accuracy_and_tr_ratio
 from icl_heads.claims import verdict
-from icl_heads.hooked import HeadAblation, ResidAdd, left_pad
-from icl_heads.interventions import evaluate, mean_z, random_heads, steer
+from icl_heads.interventions import mean_z, random_heads, steer
+from icl_heads.model import AddAt, HeadAblation, evaluate, evaluate_one, first_touched_layer, left_pad
 from icl_heads.prompts import Prompt
 from icl_heads.stats import bootstrap_ci, paired_bootstrap
 from icl_heads.tsla import (conditional_mean_percentage, consistency_rows, head_set_vector, layerwise_geometry,
@@ -110,7 +110,7 @@ def test_evaluate_batched_equals_one_prompt_at_a_time_under_interventions(tiny_h
     h = tiny_hooked
     prompts = _prompts(SEQS, [5, 6, 7, 8])
     ivs = [HeadAblation([(0, 1), (2, 3)], "zero"), steer(1, torch.randn(h.d_model))]
-    batched = evaluate(h, prompts, [5, 6], ivs, batch_size=3)
+    batched = evaluate_one(h, prompts, [5, 6], ivs, batch_size=3)
     single = []
     for p in prompts:
         single.append(int(h.run(left_pad([p.input_ids], 0), ivs=ivs).logits.argmax(-1)))
@@ -120,7 +120,7 @@ def test_evaluate_batched_equals_one_prompt_at_a_time_under_interventions(tiny_h
 
 def test_steer_adds_at_the_final_position_of_the_chosen_layer():
     iv = steer(3, torch.ones(4))
-    assert isinstance(iv, ResidAdd) and iv.layer == 3 and tuple(iv.positions) == (-1,)
+    assert isinstance(iv, AddAt) and iv.point == "blocks.3.hook_resid_pre" and tuple(iv.positions) == (-1,)
 
 
 def test_mean_z_is_the_mean_over_real_positions(tiny_hooked):
@@ -128,7 +128,7 @@ def test_mean_z_is_the_mean_over_real_positions(tiny_hooked):
     prompts = _prompts(SEQS[:3], [0, 0, 0])
     got = mean_z(h, prompts, batch_size=2)
     zs = []
-    hook = h.layers[1].self_attn.o_proj.register_forward_pre_hook(lambda m, a: zs.append(a[0][0].detach()))
+    hook = h.layers[1].self_attn.o_proj.register_forward_hook(lambda m, a, o: zs.append(a[0][0].detach()))
     for p in prompts:
         h.run(left_pad([p.input_ids], 0))
     hook.remove()
@@ -159,26 +159,22 @@ def test_verdicts_and_bootstrap():
 def test_shared_prefix_evaluation_equals_full_passes(tiny_hooked):
     """Replaying the blocks before the first intervention gives the same predictions (and the
     same logits) as running every condition from scratch."""
-    from icl_heads.interventions import evaluate_conditions, first_touched_layer
-
     h = tiny_hooked
     prompts = _prompts(SEQS, [5, 6, 7, 8])
     conds = {"clean": [], "late ablation": [HeadAblation([(2, 0), (2, 3)], "zero")],
              "mixed": [HeadAblation([(1, 1), (2, 2)], "zero")], "steer": [steer(2, 5 * torch.randn(h.d_model))],
              "early": [HeadAblation([(0, 0)], "zero")]}
-    fast = evaluate_conditions(h, prompts, [5, 6], conds, batch_size=3)
+    fast = evaluate(h, prompts, [5, 6], conds, share="layers", batch_size=3)
     for name, ivs in conds.items():
-        slow = evaluate(h, prompts, [5, 6], ivs, batch_size=3)
+        slow = evaluate_one(h, prompts, [5, 6], ivs, batch_size=3)
         assert fast[name].argmax.tolist() == slow.argmax.tolist(), name
     assert first_touched_layer(conds["mixed"], h.n_layers) == 1
     assert first_touched_layer([], h.n_layers) == h.n_layers
     # the model is left intact
-    assert all(type(l).__name__.endswith("DecoderLayer") for l in h._base().layers)
+    assert all(type(l).__name__.endswith("DecoderLayer") for l in h.model.model.layers)
 
 
 def test_replayed_blocks_give_identical_logits(tiny_hooked):
-    from icl_heads.interventions import _Replay
-
     h = tiny_hooked
     b = left_pad(SEQS, 0)
     iv = [HeadAblation([(2, 1)], "zero")]
@@ -188,11 +184,6 @@ def test_replayed_blocks_give_identical_logits(tiny_hooked):
     h.run(b)
     for x in hs:
         x.remove()
-    base = h._base()
-    orig = list(base.layers)
-    base.layers[0], base.layers[1] = _Replay(outs[0]), _Replay(outs[1])
-    try:
-        fast = h.run(b, ivs=iv).logits
-    finally:
-        base.layers[0], base.layers[1] = orig[0], orig[1]
+    fast = h.run(b, ivs=iv, replay=(outs, 2)).logits
     torch.testing.assert_close(fast, full, atol=1e-5, rtol=1e-5)
+    assert all(type(l).__name__.endswith("DecoderLayer") for l in h.model.model.layers)   # put back

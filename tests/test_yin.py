@@ -4,7 +4,7 @@ import torch
 
 from icl_heads.config import checkpoint_models, expand_checkpoints
 from icl_heads.errors import ConfigError
-from icl_heads.hooked import HeadAblation, left_pad
+from icl_heads.model import HeadAblation, left_pad
 from icl_heads.interventions import mean_z
 from icl_heads.prompts import Prompt
 from icl_heads.scores import top_set
@@ -18,7 +18,7 @@ def _prompts(seqs):
 
 def _grab_z(h):
     seen = {}
-    hooks = [layer.self_attn.o_proj.register_forward_pre_hook(lambda m, a, l=l: seen.__setitem__(l, a[0].detach()))
+    hooks = [layer.self_attn.o_proj.register_forward_hook(lambda m, a, o, l=l: seen.__setitem__(l, a[0].detach()))
              for l, layer in enumerate(h.layers)]
     return seen, hooks
 

@@ -6,6 +6,7 @@ import pandas as pd
 
 from icl_heads import claims, ltv
 from icl_heads.config import job_seed
+from icl_heads.model import evaluate
 from icl_heads.io import write_csv
 from icl_heads.stats import paired_bootstrap
 from ltv_common import acc_row, ltv_cfg, read_vectors, task_and_queries
@@ -26,8 +27,8 @@ ev_icl = sets["train_icl"] + sets["eval_icl"]
 conds = {f"LTV({d}) alone": (site, th) for d, _, th in vecs}
 conds["LTV sum"] = (site, sum(th for _, _, th in vecs))
 conds["zero-shot"] = (None, None)
-res = ltv.evaluate_many(model, ev, labels, conds, batch_size=cfg["batch_size"])
-res["ICL"] = ltv.evaluate_many(model, ev_icl, labels, {"ICL": (None, None)}, batch_size=cfg["batch_size"])["ICL"]
+res = evaluate(model, ev, labels, ltv.conditions(conds), share="columns", batch_size=cfg["batch_size"])
+res["ICL"] = evaluate(model, ev_icl, labels, {"ICL": []}, share="columns", batch_size=cfg["batch_size"])["ICL"]
 rows = [acc_row({"model": w["model"], "dataset": ccfg["composed"], "condition": k}, r.correct) for k, r in res.items()]
 for r in rows:
     r["seed"] = seed

@@ -6,6 +6,7 @@ import pandas as pd
 
 from icl_heads import ltv
 from icl_heads.config import job_seed
+from icl_heads.model import evaluate
 from icl_heads.io import save_tensors, write_csv
 from ltv_common import acc_row, fv_heads, ltv_cfg, read_vectors, task_and_queries
 
@@ -37,7 +38,7 @@ conds["icl"][("ICL", "none")] = (None, None)
 results = {}
 for group, prompts in (("zs", sets["eval_zs"]), ("icl", sets["eval_icl"])):
     named = {f"{a}|{b}": v for (a, b), v in conds[group].items()}
-    res = ltv.evaluate_many(model, prompts, labels, named, batch_size=bs, progress=True)
+    res = evaluate(model, prompts, labels, ltv.conditions(named), share="columns", batch_size=bs, progress=True, desc="LTV eval")
     results.update(res)
 
 rows = []

@@ -9,6 +9,7 @@ import torch
 
 from icl_heads import ltv
 from icl_heads.config import job_seed
+from icl_heads.model import evaluate_one
 from icl_heads.io import write_csv
 from ltv_common import ltv_cfg, read_vectors, task_and_queries
 
@@ -45,7 +46,7 @@ for conf, (site, theta_full) in sorted(sweep.items(), key=lambda kv: kv[1][0].la
     Q, S = ltv.polar(W)
     # accuracy on the evaluation queries: LTV itself vs its effect replaced by W theta at the final state
     _, base_ev = ltv.final_state_change(model, ev, layer, theta[None])
-    res = ltv.evaluate(model, ev, labels, site, theta_full, batch_size=cfg["batch_size"])
+    res = evaluate_one(model, ev, labels, [ltv.Injection(site, theta_full)], batch_size=cfg["batch_size"])
     rec = ltv.logits_from_final(model, base_ev + (W.float() @ theta)[None]).argmax(-1)
     fit_r2 = r2(X, Y, W)
     # held out: fresh noisy copies (another seed, theta itself left out), the same fit queries

@@ -9,7 +9,7 @@ import torch
 
 from icl_heads import claims, ltv
 from icl_heads.config import job_seed
-from icl_heads.hooked import HeadAblation, left_pad
+from icl_heads.model import HeadAblation, evaluate_one, left_pad
 from icl_heads.interventions import random_heads
 from icl_heads.io import write_csv
 from icl_heads.scores import top_set
@@ -32,25 +32,26 @@ base = {"model": w["model"], "dataset": w["dataset"], "layer": layer, "seed": se
 # L3
 # Both readings of the packed OV sum are evaluated; ltv.ov_attention names the one the claims use.
 terms = ltv.ov_terms(model, th, layer, per_head=True)
-ov = {a: ltv.evaluate(model, ev, labels, batch_size=bs, extra=lambda b, a=a: ltv.ov_reconstruction(model, terms, layer, a))
+ov = {a: evaluate_one(model, ev, labels, [ltv.ov_reconstruction(terms, layer, a)], batch_size=bs)
       for a in ltv.OV_ATTENTION}
 OV_NAME = {"one": "OV reconstruction (c_NN = 1)", "actual": "OV reconstruction (c_NN of the pass)"}
-runs = {"full LTV": ltv.evaluate(model, ev, labels, site, theta, batch_size=bs),
+inj = ltv.Injection(site, theta)
+runs = {"full LTV": evaluate_one(model, ev, labels, [inj], batch_size=bs),
         "OV reconstruction": ov[cfg["ov_attention"]],
         **{OV_NAME[a]: r for a, r in ov.items()},
-        "MLP path only": ltv.evaluate(model, ev, labels, batch_size=bs, extra=lambda b: ltv.mlp_path(model, th, layer)),
-        "zero-shot": ltv.evaluate(model, ev, labels, batch_size=bs)}
+        "MLP path only": evaluate_one(model, ev, labels, ltv.mlp_path(model, th, layer), batch_size=bs),
+        "zero-shot": evaluate_one(model, ev, labels, [], batch_size=bs)}
 rows = [acc_row({**base, "artifact": "L3", "condition": k}, r.correct) for k, r in runs.items()]
 
 # L4: saliency on the training queries selects the key heads; ablations run on the evaluation queries
 sal = ltv.head_saliency(model, sets["train_zs"], site, theta, batch_size=bs).mean(0)
 key = top_set(sal.double(), cfg["key_head_percent"])
 k = len(key)
-abl = {"LTV, key heads ablated": ltv.evaluate(model, ev, labels, site, theta, ivs=[HeadAblation(sorted(key))], batch_size=bs)}
+abl = {"LTV, key heads ablated": evaluate_one(model, ev, labels, [inj, HeadAblation(sorted(key))], batch_size=bs)}
 rand = []
 for i in range(cfg["random_seeds"]):
     hs = random_heads(model.n_layers, model.n_heads, k, seed + i)
-    rand.append(ltv.evaluate(model, ev, labels, site, theta, ivs=[HeadAblation(hs)], batch_size=bs))
+    rand.append(evaluate_one(model, ev, labels, [inj, HeadAblation(hs)], batch_size=bs))
     rows.append(acc_row({**base, "artifact": "L4", "condition": "LTV, random heads ablated", "random_seed": seed + i},
                         rand[-1].correct))
 rows.append(acc_row({**base, "artifact": "L4", "condition": "LTV, key heads ablated"}, abl["LTV, key heads ablated"].correct))
@@ -63,8 +64,7 @@ sink = torch.zeros(model.n_layers, model.n_heads)
 for s in range(0, len(ev), bs):
     ps = ev[s:s + bs]
     b = left_pad([p.input_ids for p in ps], model.pad_id)
-    with ltv.injected(model, site, theta, b):
-        att = model.run(b, want=("attn",)).attn  # [B, L, H, T]
+    att = model.run(b, want=("attn",), ivs=ltv.injection(model, site, theta, b)).attn  # [B, L, H, T]
     first = att[torch.arange(len(ps)), :, :, b.offsets]  # [B, L, H]
     sink += first.sum(0)
 sink /= len(ev)

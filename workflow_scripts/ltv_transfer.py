@@ -7,6 +7,7 @@ import pandas as pd
 
 from icl_heads import claims, ltv
 from icl_heads.config import job_seed
+from icl_heads.model import evaluate
 from icl_heads.io import write_csv
 from ltv_common import acc_row, ltv_cfg, read_vectors, task_and_queries
 
@@ -21,7 +22,7 @@ for target in cfg["datasets"]:
     task, sets, labels = task_and_queries(job, model, target, icl=False)
     conds = {src: v for src, v in vecs.items()}
     conds["zero-shot"] = (None, None)
-    res = ltv.evaluate_many(model, sets["eval_zs"], labels, conds, batch_size=cfg["batch_size"])
+    res = evaluate(model, sets["eval_zs"], labels, ltv.conditions(conds), share="columns", batch_size=cfg["batch_size"])
     for src, r in res.items():
         rows.append(acc_row({"model": w["model"], "source": src, "target": target}, r.correct))
         data[(src, target)] = r.correct.numpy()

@@ -9,7 +9,8 @@ from common_tsla import metric_rows
 from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
 from icl_heads.config import job_seed
-from icl_heads.interventions import ablation, evaluate_conditions, mean_z, random_heads
+from icl_heads.interventions import ablation, mean_z, random_heads
+from icl_heads.model import evaluate
 from icl_heads.io import save_tensors, write_csv
 from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import top_heads
@@ -39,7 +40,7 @@ for pct in cfg["threshold_sweep"]:
     for name, heads in sets.items():
         conds[(name, float(pct), len(heads))] = [ablation(heads, mode, means)]
 # One clean pass per batch feeds every condition (blocks before the first ablated head are replayed).
-runs = evaluate_conditions(model, prompts, labels, conds, batch_size=bs, progress=True, desc="T5 conditions")
+runs = evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T5 conditions")
 
 rows = []
 for (name, pct, k), res in runs.items():

@@ -7,7 +7,8 @@ import pandas as pd
 from common_tsla import metric_rows
 from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
-from icl_heads.interventions import EvalResult, ablation, evaluate_conditions, mean_z
+from icl_heads.interventions import ablation, mean_z
+from icl_heads.model import Eval, evaluate
 from icl_heads.io import load_tensors, write_csv
 from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import top_heads
@@ -24,16 +25,16 @@ bs = job.config["prompts"]["batch_size"]
 
 # The unperturbed runs come from T5's per-query results (same held-out queries, same order).
 t5, _ = load_tensors(smk.input.t5_per_query)
-clean = {"clean": EvalResult(t5["ICL baseline|0.0|correct"], t5["ICL baseline|0.0|in_set"], None)}
+clean = {"clean": Eval(t5["ICL baseline|0.0|correct"], t5["ICL baseline|0.0|in_set"], None, None)}
 for name in heads:
-    clean[name] = EvalResult(t5[f"{name}|{float(pct)}|correct"], t5[f"{name}|{float(pct)}|in_set"], None)
+    clean[name] = Eval(t5[f"{name}|{float(pct)}|correct"], t5[f"{name}|{float(pct)}|in_set"], None, None)
 runs = {"none": clean}
 for pert, path in zip(cfg["perturbations"], smk.input.prompts):
     prompts, payload = read_prompts(path)
     labels = payload["label_tokens"]
-    runs[pert] = evaluate_conditions(model, prompts, labels,
+    runs[pert] = evaluate(model, prompts, labels,
                                      {"clean": [], **{name: [ablation(hs, mode, means)] for name, hs in heads.items()}},
-                                     batch_size=bs, progress=True, desc=pert)
+                                     share="layers", batch_size=bs, progress=True, desc=pert)
 rows = []
 for pert, conds in runs.items():
     for cond, res in conds.items():

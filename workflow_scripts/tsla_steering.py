@@ -10,7 +10,8 @@ from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
 from icl_heads.cache import accuracy_and_tr_ratio
 from icl_heads.config import job_seed
-from icl_heads.interventions import EvalResult, evaluate_conditions, random_heads, steer
+from icl_heads.interventions import random_heads, steer
+from icl_heads.model import Eval, evaluate
 from icl_heads.io import load_tensors, write_csv
 from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import head_set_vector, top_heads
@@ -39,8 +40,8 @@ for pct in cfg["threshold_sweep"]:
         sets[f"random vector#{i}"] = random_heads(model.n_layers, model.n_heads, len(sets["TR vector"]), seed + i)
     for name, heads in sets.items():
         conds[(name, float(pct))] = [steer(layer, head_set_vector(head_out, heads))]
-runs = {("ICL", 0.0): EvalResult(icl_acc, icl_tr, icl["argmax"])}
-runs.update(evaluate_conditions(model, prompts, labels, conds, batch_size=bs, progress=True, desc="T7 conditions"))
+runs = {("ICL", 0.0): Eval(icl_acc, icl_tr, icl["argmax"], None)}
+runs.update(evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T7 conditions"))
 rows = []
 for (name, pct), res in runs.items():
     cond, rseed = (name.split("#")[0], seed + int(name.split("#")[1])) if "#" in name else (name, None)

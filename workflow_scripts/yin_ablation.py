@@ -5,7 +5,8 @@ from common import Job  # noqa: I001
 import pandas as pd
 
 from icl_heads.config import job_seed
-from icl_heads.interventions import evaluate_conditions, mean_z
+from icl_heads.interventions import mean_z
+from icl_heads.model import evaluate
 from icl_heads.io import write_csv
 from icl_heads.prompts import build_prompts
 from icl_heads.tsla import score_matrix
@@ -36,7 +37,7 @@ for mode in acfg["modes"]:
         meta[name] = {"ablation": mode, "family": s["family"], "percent": float(s["percent"]), "seed": s["seed"],
                       "k": s["k"], "heads": ";".join(f"{l}.{h}" for l, h in s["heads"])}
 answers = sorted({p.answer_token for p in prompts})
-runs = evaluate_conditions(model, prompts, answers, conds, batch_size=bs, progress=True, desc=f"Y5 {w['task']}")
+runs = evaluate(model, prompts, answers, conds, share="layers", batch_size=bs, progress=True, desc=f"Y5 {w['task']}")
 rows = []
 for name, res in runs.items():
     for q, (p, c) in enumerate(zip(prompts, res.correct.tolist())):

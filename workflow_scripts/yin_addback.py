@@ -7,7 +7,7 @@ import random
 import pandas as pd
 
 from icl_heads.config import job_seed
-from icl_heads.interventions import evaluate_conditions
+from icl_heads.model import evaluate
 from icl_heads.io import write_csv
 from icl_heads.prompts import build_prompts
 from icl_heads.tsla import top_heads
@@ -42,7 +42,7 @@ for base in ("clean 10-shot", "shuffled", "zero-shot"):
     if base != "clean 10-shot":
         conds.update({f"{base} + {name}": [add_back(layer, v)] for name, v in vectors.items()})
     answers = sorted({p.answer_token for p in prompts})
-    runs = evaluate_conditions(model, prompts, answers, conds, batch_size=bs, progress=True, desc=f"Y7 {base}")
+    runs = evaluate(model, prompts, answers, conds, share="layers", batch_size=bs, progress=True, desc=f"Y7 {base}")
     for name, res in runs.items():
         cond, rseed = (name.split("#")[0], int(name.split("#")[1])) if "#" in name else (name, None)
         for p, c in zip(prompts, res.correct.tolist()):

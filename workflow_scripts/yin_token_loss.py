@@ -7,7 +7,7 @@ import pandas as pd
 from icl_heads import claims
 from icl_heads.config import job_seed
 from icl_heads.errors import ConfigError
-from icl_heads.hooked import HeadAblation
+from icl_heads.model import HeadAblation
 from icl_heads.interventions import mean_z
 from icl_heads.io import write_csv
 from icl_heads.prompts import Prompt

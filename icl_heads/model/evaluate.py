@@ -1,0 +1,99 @@
+"""The one evaluation loop: full-vocabulary argmax at N (and p(answer)) of every prompt under
+each of several conditions, with one result type (`Eval`) for every "accuracy under
+condition X" of T5-T7, L1-L7 and Y5-Y8.
+
+A condition is a list of intervention values and of batch-dependent items (objects with
+`resolve(model, batch, start) -> [interventions]` and `first_column(batch) -> int`, such as an
+LTV injection). How the conditions of a batch share work (`share`):
+- "none": each condition runs its own full pass;
+- "layers": the batch runs clean once, recording every block's output; a condition whose
+  earliest intervention is at block l replays blocks < l from that record (exact: they see
+  the same inputs as in the clean pass) and computes only blocks l..L-1;
+- "columns": the columns no condition touches run once into a key/value prefix shared by
+  every condition (exact by causality).
+"""
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+
+import torch
+from tqdm import tqdm
+
+from .hooked import HookedModel, left_pad
+from .interventions import first_touched_layer
+
+SHARING = ("none", "layers", "columns")
+
+
+@dataclass
+class Eval:
+    correct: torch.Tensor   # [n] float 0/1: argmax == answer token
+    in_set: torch.Tensor    # [n] float 0/1: argmax in the label token set (nan without a label set)
+    argmax: torch.Tensor    # [n]
+    p_answer: torch.Tensor  # [n] probability of the answer token
+
+
+def length_batches(prompts, batch_size: int) -> list[list[int]]:
+    """Prompt indices sorted by length, in batches (little padding per batch)."""
+    order = sorted(range(len(prompts)), key=lambda i: len(prompts[i].input_ids))
+    return [order[s:s + batch_size] for s in range(0, len(order), batch_size)]
+
+
+def _resolve(model, cond, batch, start):
+    out = []
+    for item in cond:
+        out.extend(item.resolve(model, batch, start) if hasattr(item, "resolve") else [item])
+    return out
+
+
+def _first_column(cond, batch) -> int:
+    T = batch.input_ids.shape[1]
+    if not cond:
+        return T - 1
+    return min(item.first_column(batch) if hasattr(item, "first_column") else 0 for item in cond)
+
+
+def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, share: str = "none",
+             batch_size: int = 8, progress: bool = False, desc: str = "eval") -> dict[str, Eval]:
+    """{condition name: Eval} for the prompts under every condition (see the module doc)."""
+    if share not in SHARING:
+        raise ValueError(f"share={share!r}: use one of {SHARING}")
+    n = len(prompts)
+    args = {k: torch.empty(n, dtype=torch.long) for k in conditions}
+    pas = {k: torch.empty(n) for k in conditions}
+    for idx in tqdm(length_batches(prompts, batch_size), desc=desc, file=sys.stderr, disable=not progress, unit="batch"):
+        b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
+        rows = torch.tensor(idx)
+        ans = torch.tensor([prompts[i].answer_token for i in idx])
+        prefix, start, clean, outs = None, 0, None, None
+        if share == "columns":
+            start = min([_first_column(c, b) for c in conditions.values()] + [b.input_ids.shape[1] - 1])
+            prefix = model.prefix(b, start)
+            start = start if prefix is not None else 0
+        elif share == "layers":
+            clean = model.run(b, want=("logits", "block_out"))
+            outs = clean.extras["block_out"]
+        for name, cond in conditions.items():
+            ivs = _resolve(model, cond, b, start)
+            if share == "layers" and not ivs:
+                logits = clean.logits
+            elif share == "layers":
+                first = first_touched_layer(ivs, model.n_layers)
+                logits = model.run(b, want=("logits",), ivs=ivs, replay=(outs, first)).logits
+            else:
+                logits = model.run(b, want=("logits",), ivs=ivs, prefix=prefix).logits
+            args[name][rows] = logits.argmax(-1)
+            pas[name][rows] = torch.softmax(logits, -1).gather(-1, ans[:, None])[:, 0]
+    answers = torch.tensor([p.answer_token for p in prompts])
+    labs = torch.as_tensor(list(label_tokens), dtype=torch.long) if label_tokens is not None and len(label_tokens) else None
+    out = {}
+    for name in conditions:
+        in_set = torch.isin(args[name], labs).float() if labs is not None else torch.full((n,), float("nan"))
+        out[name] = Eval((args[name] == answers).float(), in_set, args[name], pas[name])
+    return out
+
+
+def evaluate_one(model: HookedModel, prompts, label_tokens, condition=(), **kw) -> Eval:
+    """`evaluate` of a single condition."""
+    return evaluate(model, prompts, label_tokens, {"_": list(condition)}, **kw)["_"]

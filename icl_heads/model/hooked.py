@@ -1,0 +1,547 @@
+"""HookedModel: one interface over a Hugging Face decoder of any supported family, in
+TransformerLens's vocabulary. The only code of the project that registers hooks on, or calls
+into, a Hugging Face module.
+
+Hook points (per block l): `blocks.{l}.hook_resid_pre`, `blocks.{l}.hook_attn_in` (before the
+attention norm), `blocks.{l}.attn.hook_z` ([B, T, H * d_head], before W_O),
+`blocks.{l}.attn.hook_pattern` ([B, H, T, S]), `blocks.{l}.attn.o.hook_out` (W_O z + b_O),
+`blocks.{l}.hook_attn_out` (what attention adds to the stream: after Gemma's / OLMo's
+post-attention norm), `blocks.{l}.hook_mlp_in` (before the MLP norm), `blocks.{l}.hook_mlp_out`,
+`blocks.{l}.hook_resid_post`; and `ln_final.hook_normalized`.
+
+Plain PyTorch hooks on the Hugging Face modules are used rather than a wrapper model: they
+add no copy of the weights and keep the model's own kernels and key/value cache. Hooks are
+registered for one pass, only at the points that pass reads or changes.
+"""
+from __future__ import annotations
+
+import contextlib
+import copy
+from collections import defaultdict
+from dataclasses import dataclass, field
+from typing import Iterable, Sequence
+
+import torch
+from torch import nn
+
+from ..errors import ConfigError
+from .adapters import Adapter, adapter_for, get
+
+
+@dataclass
+class Batch:
+    """Token ids, left padded: the final prompt position is index -1 for every row.
+    attention_mask None: unpadded rows, run without a mask or position ids."""
+
+    input_ids: torch.Tensor
+    attention_mask: torch.Tensor | None = None
+
+    @property
+    def offsets(self) -> torch.Tensor:
+        """Number of pad tokens before each row's first real token."""
+        if self.attention_mask is None:
+            return torch.zeros(self.input_ids.shape[0], dtype=torch.long)
+        return (self.attention_mask == 0).sum(-1)
+
+    @property
+    def position_ids(self) -> torch.Tensor:
+        return (self.attention_mask.cumsum(-1) - 1).clamp(min=0)
+
+    def repeat_interleave(self, k: int) -> "Batch":
+        return Batch(self.input_ids.repeat_interleave(k, 0),
+                     None if self.attention_mask is None else self.attention_mask.repeat_interleave(k, 0))
+
+
+def left_pad(token_lists: Sequence[Sequence[int]], pad_id: int) -> Batch:
+    width = max(len(t) for t in token_lists)
+    ids = torch.full((len(token_lists), width), pad_id, dtype=torch.long)
+    mask = torch.zeros((len(token_lists), width), dtype=torch.long)
+    for i, toks in enumerate(token_lists):
+        if len(toks):
+            ids[i, width - len(toks):] = torch.as_tensor(list(toks), dtype=torch.long)
+            mask[i, width - len(toks):] = 1
+    return Batch(ids, mask)
+
+
+@dataclass
+class Prefix:
+    """The key/value cache of columns < start of a batch (reused by `run(..., prefix=)`)."""
+
+    cache: object
+    start: int
+
+    def repeat_interleave(self, k: int) -> "Prefix":
+        cache = copy.deepcopy(self.cache)
+        cache.batch_repeat_interleave(k)
+        return Prefix(cache, self.start)
+
+
+@dataclass
+class RunOutput:
+    logits: torch.Tensor | None = None          # [B, V] final position (or [B, K, V] with keep=K > 1)
+    head_out: torch.Tensor | None = None        # [B, L, H, d_model] residual-space head outputs at N
+    bias_out: torch.Tensor | None = None        # [B, L, d_model] what b_O adds at N (in the same space)
+    z: torch.Tensor | None = None               # [B, L, H, d_head] at N
+    attn: torch.Tensor | None = None            # [B, L, H, T] attention from N (left padded)
+    resid: torch.Tensor | None = None           # [B, L+1, d_model] resid_pre per layer + final (input of ln_final)
+    cache: object = None                        # the key/value cache, when asked for
+    hooks: dict = field(default_factory=dict)   # reads by hook name
+    extras: dict = field(default_factory=dict)
+
+
+WANTS = {"logits", "heads", "z", "attn", "attn_full", "resid", "block_out", "cache"}
+
+
+class _Replay(nn.Module):
+    """Stands in for a block whose output is already known (it returns it as is)."""
+
+    def __init__(self, output: torch.Tensor):
+        super().__init__()
+        self.output = output
+
+    def forward(self, hidden_states=None, *args, **kwargs):
+        return self.output
+
+
+class _Pass:
+    """What an intervention sees of the current pass."""
+
+    def __init__(self, model: "HookedModel"):
+        self.n_heads, self.d_head, self.state = model.n_heads, model.d_head, {}
+        self._model = model
+
+    def norm_scale(self, l: int, which: str, x: torch.Tensor) -> torch.Tensor:
+        return self._model.norm_scale(self._model.norm_of(l, which), x)
+
+
+class HookedModel:
+    """A causal LM from transformers with head-level reads and interventions."""
+
+    def __init__(self, model: nn.Module, tokenizer, name: str = "model", meta: dict | None = None):
+        self.model = model.eval()
+        self.tokenizer = tokenizer
+        self.name = name
+        self.meta = meta or {}
+        cfg = model.config
+        self.cfg = cfg
+        self.adapter: Adapter = adapter_for(cfg)
+        self.family = self.adapter.family
+        self.n_layers = cfg.num_hidden_layers
+        self.n_heads = cfg.num_attention_heads
+        self.n_kv_heads = getattr(cfg, "num_key_value_heads", None) or self.n_heads
+        self.d_model = cfg.hidden_size
+        self.d_head = getattr(cfg, "head_dim", None) or cfg.hidden_size // cfg.num_attention_heads
+        self._blocks = get(model, self.adapter.blocks)
+        self.layers = list(self._blocks)
+        self.final_norm = get(model, self.adapter.ln_final)
+        ad = self.adapter
+        self.post_attn_norm = [get(b, ad.ln_attn_post) for b in self.layers]
+
+    # ---------------------------------------------------------------- structure
+    def block(self, l: int):
+        return self.layers[l]
+
+    def attn_module(self, l: int):
+        return get(self.layers[l], self.adapter.attn)
+
+    def o_proj(self, l: int):
+        return get(self.layers[l], self.adapter.o_proj)
+
+    def norm_of(self, l: int, which: str):
+        """The norm before attention ("attn"), before the MLP ("mlp"), after attention
+        ("attn_post") or after the MLP ("mlp_post") of block l; None where there is none."""
+        ad = self.adapter
+        path = {"attn": ad.ln_attn, "mlp": ad.ln_mlp, "attn_post": ad.ln_attn_post, "mlp_post": ad.ln_mlp_post}[which]
+        return get(self.layers[l], path)
+
+    def describe(self) -> dict:
+        """The model layer's choices, for provenance."""
+        ad = self.adapter
+        return {"family": ad.family, "norm": ad.norm, "parallel_attn_mlp": ad.parallel,
+                "post_attention_norm": ad.ln_attn_post is not None,
+                "head_output": ("z W_O at N; a post-attention norm is linearised at the pass's own scale"
+                                if ad.ln_attn_post else "z W_O at N") + "; b_O belongs to no head",
+                "unembedding": self.UNEMBED_DEFINITION[ad.norm == "layernorm"]}
+
+    @property
+    def device(self) -> torch.device:
+        return next(self.model.parameters()).device
+
+    @property
+    def dtype(self) -> torch.dtype:
+        return next(self.model.parameters()).dtype
+
+    @property
+    def pad_id(self) -> int:
+        tok = self.tokenizer
+        for cand in (tok.pad_token_id, tok.eos_token_id, 0):
+            if cand is not None:
+                return int(cand)
+        return 0
+
+    def freeze(self):
+        for p in self.model.parameters():
+            p.requires_grad_(False)
+
+    # ---------------------------------------------------------------- weights (TransformerLens shapes)
+    def _qkv_weights(self, l: int):
+        """(W [3 x [n_heads_of_kind, d_model, d_head]], b [3 x [n, d_head]]) for q, k, v, before
+        repeating key/value heads over their query groups."""
+        ad, H, Hkv, dh, d = self.adapter, self.n_heads, self.n_kv_heads, self.d_head, self.d_model
+        attn = self.attn_module(l)
+
+        def lin(w, b, n):  # nn.Linear weight [n * dh, d]
+            W = w.detach().view(n, dh, d).transpose(1, 2)
+            return W, (b.detach().view(n, dh) if b is not None else torch.zeros(n, dh, dtype=w.dtype, device=w.device))
+
+        if ad.qkv == "separate":
+            return [lin(getattr(attn, f"{x}_proj").weight, getattr(attn, f"{x}_proj").bias, n)
+                    for x, n in (("q", H), ("k", Hkv), ("v", Hkv))]
+        m = get(attn, ad.qkv_module)
+        if ad.qkv == "gpt2":   # Conv1D weight [d, 3d]: columns q | k | v, head-major within each
+            w, b = m.weight.detach(), m.bias.detach()
+            return [(w[:, i * H * dh:(i + 1) * H * dh].reshape(d, H, dh).transpose(0, 1),
+                     b[i * H * dh:(i + 1) * H * dh].view(H, dh)) for i in range(3)]
+        if ad.qkv == "neox":   # rows laid out [H, (q, k, v), dh]
+            w = m.weight.detach().view(H, 3, dh, d)
+            b = m.bias.detach().view(H, 3, dh) if m.bias is not None else torch.zeros(H, 3, dh, dtype=w.dtype)
+            return [(w[:, i].transpose(1, 2), b[:, i]) for i in range(3)]
+        # phi3: rows q | k | v
+        sizes = [H * dh, Hkv * dh, Hkv * dh]
+        ws = m.weight.detach().split(sizes, 0)
+        bs = m.bias.detach().split(sizes, 0) if m.bias is not None else [None] * 3
+        return [lin(w, b, n) for w, b, n in zip(ws, bs, (H, Hkv, Hkv))]
+
+    def weights(self, l: int) -> dict[str, torch.Tensor]:
+        """Layer l's attention weights in TransformerLens shapes: W_Q, W_K, W_V [H, d_model, d_head]
+        (key/value heads repeated over their query groups), b_Q, b_K, b_V [H, d_head],
+        W_O [H, d_head, d_model], b_O [d_model] (zeros where the model has none). They act on the
+        input norm's output; q/k norms (Qwen3, OLMo 2, Gemma 3) and rotary embeddings come after."""
+        rep = self.n_heads // self.n_kv_heads
+        (Wq, bq), (Wk, bk), (Wv, bv) = self._qkv_weights(l)
+        out = {"W_Q": Wq, "b_Q": bq, "W_K": Wk.repeat_interleave(rep, 0), "b_K": bk.repeat_interleave(rep, 0),
+               "W_V": Wv.repeat_interleave(rep, 0), "b_V": bv.repeat_interleave(rep, 0), "W_O": self.W_O[l]}
+        o = self.o_proj(l)
+        out["b_O"] = o.bias.detach() if getattr(o, "bias", None) is not None else torch.zeros(self.d_model, dtype=o.weight.dtype)
+        return out
+
+    @property
+    def W_O(self) -> list[torch.Tensor]:
+        """Per layer [H, d_head, d_model]: z_k @ W_O[l][k] is head k's (pre-norm) output."""
+        out = []
+        for l in range(self.n_layers):
+            w = self.o_proj(l).weight
+            w = w if self.adapter.o_conv1d else w.T          # -> [H * d_head, d_model]
+            out.append(w.reshape(self.n_heads, self.d_head, self.d_model))
+        return out
+
+    def b_O(self, l: int) -> torch.Tensor | None:
+        b = getattr(self.o_proj(l), "bias", None)
+        return None if b is None else b.detach()
+
+    # ---------------------------------------------------------------- norms
+    @staticmethod
+    def norm_eps(norm) -> float:
+        return float(getattr(norm, "eps", None) or getattr(norm, "variance_epsilon", None) or 1e-6)
+
+    def norm_gain(self, norm) -> torch.Tensor:
+        w = norm.weight.detach().float()
+        return (1.0 + w) if self.adapter.norm == "rms_offset" else w
+
+    def norm_scale(self, norm, x: torch.Tensor) -> torch.Tensor:
+        """[..., 1] the factor a norm multiplies its (centred) input by: 1 / rms, or 1 / std for
+        LayerNorm; 1 where there is no norm."""
+        if norm is None:
+            return torch.ones_like(x[..., :1])
+        if self.adapter.norm == "layernorm":
+            return torch.rsqrt(x.var(-1, unbiased=False, keepdim=True) + self.norm_eps(norm))
+        return torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + self.norm_eps(norm))
+
+    def norm_linear(self, norm, x: torch.Tensor) -> torch.Tensor:
+        """The norm's linear part at unit scale: gain * x (RMS) or gain * (x - mean x) (LayerNorm)."""
+        if norm is None:
+            return x
+        if self.adapter.norm == "layernorm":
+            x = x - x.mean(-1, keepdim=True)
+        return self.norm_gain(norm).to(x.device) * x
+
+    def final_norm_gain(self) -> torch.Tensor:
+        return self.norm_gain(self.final_norm)
+
+    UNEMBED_DEFINITION = (
+        "W_U with the final-norm gain folded in; the norm's 1/rms is a positive per-prompt factor, left out",
+        "W_U with the final-norm gain folded in and each row centred over d_model (the final LayerNorm subtracts "
+        "the mean, so logits = U_eff x / std(x) + c); its bias and the unembedding bias give the prompt-independent "
+        "constant c = W_U b_ln + b_U (`unembed_bias`); 1/std is a positive per-prompt factor, left out")
+
+    def unembed(self) -> torch.Tensor:
+        """Effective unembedding [V, d_model] (see UNEMBED_DEFINITION): logits at N are
+        unembed() @ x * s + unembed_bias() (before Gemma's monotone soft cap), with x the input
+        of the final norm and s its 1/rms (1/std) factor."""
+        W = self.model.get_output_embeddings().weight.detach()
+        U = W * self.final_norm_gain().to(W.dtype)[None, :]
+        if self.adapter.norm == "layernorm":
+            U = U - U.mean(-1, keepdim=True)
+        return U.cpu()
+
+    def unembed_bias(self) -> torch.Tensor:
+        """[V] the logits' prompt-independent constant: W_U b_final_norm + b_U (0 for RMS models without b_U)."""
+        head = self.model.get_output_embeddings()
+        c = torch.zeros(head.weight.shape[0], dtype=torch.float32)
+        b = getattr(self.final_norm, "bias", None)
+        if b is not None:
+            c += (head.weight.detach().float() @ b.detach().float()).cpu()
+        if getattr(head, "bias", None) is not None:
+            c += head.bias.detach().float().cpu()
+        return c
+
+    @torch.no_grad()
+    def logits_from_resid(self, h: torch.Tensor) -> torch.Tensor:
+        """Logits of final residual states h ([n, d], the input of the final norm)."""
+        x = self.final_norm(h.to(self.device, self.dtype)[:, None, :])
+        logits = self.model.get_output_embeddings()(x)[:, 0].float()
+        cap = getattr(self.cfg, self.adapter.softcap_attr, None) if self.adapter.softcap_attr else None
+        if cap:
+            logits = torch.tanh(logits / cap) * cap
+        return logits.cpu()
+
+    # ---------------------------------------------------------------- hook points
+    def _site(self, point: str):
+        """(module, kind, order) of a TransformerLens hook point: kind "pre" hooks a module's
+        input, "out" its output, "attn0"/"attn1" the attention module's output / pattern."""
+        if point == "ln_final.hook_normalized":
+            return self.final_norm, "out", 0
+        parts = point.split(".")
+        if parts[0] != "blocks" or len(parts) < 3 or not parts[1].isdigit() or int(parts[1]) >= self.n_layers:
+            raise ValueError(f"unknown hook point {point!r}")
+        l, name = int(parts[1]), ".".join(parts[2:])
+        blk, ad = self.layers[l], self.adapter
+        attn = self.attn_module(l)
+        table = {
+            "hook_resid_pre": (blk, "pre", 0),
+            "hook_attn_in": (get(blk, ad.ln_attn), "pre", 0) if ad.ln_attn else (attn, "pre", 0),
+            "attn.hook_z": (self.o_proj(l), "pre", 0),
+            "attn.hook_pattern": (attn, "attn1", 0),
+            "attn.o.hook_out": (attn, "attn0", 1),
+            "hook_attn_out": (get(blk, ad.ln_attn_post), "out", 0) if ad.ln_attn_post else (attn, "attn0", 2),
+            "hook_mlp_in": (get(blk, ad.ln_mlp), "pre", 0) if ad.ln_mlp else (get(blk, ad.mlp), "pre", 0),
+            "hook_mlp_out": (get(blk, ad.ln_mlp_post), "out", 0) if ad.ln_mlp_post else (get(blk, ad.mlp), "out", 0),
+            "hook_resid_post": (blk, "out", 0),
+        }
+        if name not in table:
+            raise ValueError(f"unknown hook point {point!r}; known: {', '.join(sorted(table))} and ln_final.hook_normalized")
+        return table[name]
+
+    def _install(self, actions: dict[str, list]):
+        """Register one HF hook per module for the points in `actions` (point -> list of
+        callables f(x) -> x or None). Returns the handles."""
+        groups = defaultdict(list)
+        for point, fs in actions.items():
+            mod, kind, order = self._site(point)
+            groups[(id(mod), "pre" if kind == "pre" else "post")].append((mod, kind, order, point, fs))
+
+        def run_fs(fs, x):
+            for f in fs:
+                y = f(x)
+                if y is not None:
+                    x = y
+            return x
+
+        handles = []
+        for (_, where), items in groups.items():
+            mod = items[0][0]
+            items = sorted(items, key=lambda t: (t[1] != "attn1", t[2]))   # pattern before the attention output
+            if where == "pre":
+                fs = [f for it in items for f in it[4]]
+
+                def pre(module, args, kwargs, fs=fs):
+                    x = args[0] if args else kwargs["hidden_states"]
+                    y = run_fs(fs, x)
+                    if y is x:
+                        return None
+                    return ((y,) + tuple(args[1:]), kwargs) if args else (args, dict(kwargs, hidden_states=y))
+                handles.append(mod.register_forward_pre_hook(pre, with_kwargs=True))
+            else:
+                def post(module, args, output, items=items):
+                    tup = isinstance(output, tuple)
+                    out = list(output) if tup else [output]
+                    changed = False
+                    for _, kind, _, point, fs in items:
+                        i = 1 if kind == "attn1" else 0
+                        if kind == "attn1" and (len(out) < 2 or out[1] is None):
+                            raise RuntimeError("attention weights were not returned: load the model with "
+                                               "attn_implementation='eager' to read attention patterns")
+                        y = run_fs(fs, out[i])
+                        if y is not out[i]:
+                            out[i], changed = y, True
+                    if not changed:
+                        return None
+                    return tuple(out) if tup else out[0]
+                handles.append(mod.register_forward_hook(post))
+        return handles
+
+    # ---------------------------------------------------------------- running
+    def prefix(self, batch: Batch, start: int) -> Prefix | None:
+        """Keys and values of columns < start of the batch (None when start is 0)."""
+        if start <= 0:
+            return None
+        sub = Batch(batch.input_ids[:, :start], None if batch.attention_mask is None else batch.attention_mask[:, :start])
+        return Prefix(self.run(sub, want=("cache",)).cache, start)
+
+    def run(self, batch: Batch, want: Iterable[str] = ("logits",), ivs: Sequence = (), *,
+            hooks: dict[str, str] | None = None, prefix: Prefix | None = None, keep=None, grad: bool = False,
+            replay: tuple | None = None, consume_prefix: bool = False) -> RunOutput:
+        """One forward pass.
+
+        want: "logits" ([B, V] at the final position; keep=K: the last K columns, or a tensor of
+        columns: those, [B, K, V]), "heads", "z", "attn", "attn_full", "resid", "block_out" (every block's output,
+        all columns, for `replay`), "cache" (the key/value cache). hooks: further reads, hook
+        name -> "last" (column -1) or "all". ivs: intervention values. prefix: a key/value cache
+        of columns < prefix.start; the pass computes only the later columns (copied unless
+        consume_prefix). replay: (block_out, first): blocks < first return their recorded
+        outputs instead of running. grad: autograd on (logits stay on the model's device).
+        Everything else comes back on the CPU."""
+        want = set(want)
+        unknown = want - WANTS
+        if unknown:
+            raise ValueError(f"unknown outputs requested: {sorted(unknown)}")
+        L = self.n_layers
+        got: dict = {}
+        reads = dict(hooks or {})
+        if want & {"heads", "z"}:
+            reads.update({f"blocks.{l}.attn.hook_z": "last" for l in range(L)})
+        if "heads" in want:
+            reads.update({f"blocks.{l}.attn.o.hook_out": "last" for l in range(L)})
+        if want & {"attn", "attn_full"}:
+            mode = "all" if "attn_full" in want else "last_row"
+            reads.update({f"blocks.{l}.attn.hook_pattern": mode for l in range(L)})
+        if "resid" in want:
+            reads.update({f"blocks.{l}.hook_resid_pre": "last" for l in range(L)})
+            reads[f"blocks.{L - 1}.hook_resid_post"] = reads.get(f"blocks.{L - 1}.hook_resid_post", "last")
+        if "block_out" in want:
+            reads.update({f"blocks.{l}.hook_resid_post": "all" for l in range(L)})
+
+        state = _Pass(self)
+        actions: dict[str, list] = defaultdict(list)
+        for iv in ivs:
+            if iv is None:
+                continue
+            for p in iv.points(L):
+                actions[p].append(lambda x, iv=iv, p=p: iv.apply(p, x, state))
+        for p, mode in reads.items():
+            def read(x, p=p, mode=mode):
+                x = x.detach()
+                got[p] = x[:, -1] if mode == "last" else (x[:, :, -1, :] if mode == "last_row" else x)
+            actions[p].append(read)
+
+        start = prefix.start if prefix is not None else 0
+        dev = self.device
+        n_keep = 1 if keep is None else (keep.to(dev) if torch.is_tensor(keep) else keep)
+        kw = {"input_ids": batch.input_ids[:, start:].to(dev), "logits_to_keep": n_keep,
+              "use_cache": prefix is not None or "cache" in want}
+        if batch.attention_mask is not None:
+            kw["attention_mask"] = batch.attention_mask.to(dev)
+            kw["position_ids"] = batch.position_ids[:, start:].to(dev)
+        if prefix is not None:
+            kw["cache"] = prefix.cache if consume_prefix else copy.deepcopy(prefix.cache)
+        handles = self._install(actions)
+        swapped = []
+        try:
+            if replay is not None:
+                outs, first = replay
+                for l in range(first):
+                    swapped.append(l)
+                    self._blocks[l] = _Replay(outs[l])
+            with (contextlib.nullcontext() if grad else torch.no_grad()):
+                out = self.model(**kw)
+        finally:
+            for h in handles:
+                h.remove()
+            for l in swapped:
+                self._blocks[l] = self.layers[l]
+        return self._collect(out, want, got, keep, grad)
+
+    def _collect(self, out, want, got, keep, grad) -> RunOutput:
+        L = self.n_layers
+        res = RunOutput()
+        if "logits" in want:
+            lg = out.logits
+            if keep is None:
+                lg = lg[:, -1, :]
+            res.logits = lg if grad else lg.float().cpu()
+        if "cache" in want:
+            c = out.get("cache")
+            res.cache = c if c is not None else out.past_key_values
+        if want & {"heads", "z"}:
+            z = torch.stack([got[f"blocks.{l}.attn.hook_z"] for l in range(L)], 1).view(-1, L, self.n_heads, self.d_head)
+            if "heads" in want:
+                o = torch.stack([got[f"blocks.{l}.attn.o.hook_out"] for l in range(L)], 1)
+                heads, bias = self.head_outputs_from(z, o, with_bias=True)
+                res.head_out, res.bias_out = heads.cpu(), bias.cpu()
+            res.z = z.cpu()
+        pat = [got.get(f"blocks.{l}.attn.hook_pattern") for l in range(L)]
+        if "attn_full" in want:
+            res.extras["attn_full"] = torch.stack(pat, 1).cpu()
+            res.attn = torch.stack([p[:, :, -1, :] for p in pat], 1).cpu()
+        elif "attn" in want:
+            res.attn = torch.stack(pat, 1).cpu()
+        if "resid" in want:
+            res.resid = torch.stack([got[f"blocks.{l}.hook_resid_pre"] for l in range(L)]
+                                    + [got[f"blocks.{L - 1}.hook_resid_post"]], 1).cpu()
+        if "block_out" in want:
+            res.extras["block_out"] = [got[f"blocks.{l}.hook_resid_post"] for l in range(L)]
+        res.hooks = {k: v for k, v in got.items()}
+        return res
+
+    def head_outputs_from(self, z: torch.Tensor, o: torch.Tensor | None, with_bias: bool = False):
+        """[B, L, H, d_head] z at N -> [B, L, H, d_model] residual-space head outputs (and, with
+        with_bias, [B, L, d_model] what b_O adds). Where a norm sits between the heads and the
+        stream (Gemma 2/3, OLMo 2), it is linearised with its scale frozen at this forward pass
+        (o: the W_O output at N, b_O included), so the heads of a layer plus b_O sum exactly to
+        the block's attention update."""
+        outs, biases = [], []
+        for l, W in enumerate(self.W_O):
+            a = torch.einsum("bhd,hdm->bhm", z[:, l].to(W.dtype), W.detach().to(z.device))
+            b = self.b_O(l)
+            bias = (torch.zeros_like(a[:, 0]) if b is None else b.to(a.device, a.dtype)[None].expand_as(a[:, 0]))
+            norm = self.post_attn_norm[l]
+            if norm is not None:
+                o_l = o[:, l] if o is not None else a.sum(1) + bias
+                scale = self.norm_scale(norm, o_l.float())
+                gain = self.norm_gain(norm).to(a.device)
+                a = (a.float() * scale[:, None, :] * gain[None, None, :]).to(W.dtype)
+                bias = (bias.float() * scale * gain[None, :]).to(W.dtype)
+            outs.append(a)
+            biases.append(bias)
+        heads = torch.stack(outs, 1)
+        return (heads, torch.stack(biases, 1)) if with_bias else heads
+
+    # ---------------------------------------------------------------- raw passes for peft
+    def forward_logits(self, batch: Batch, keep: int, net=None, positions: bool = True) -> torch.Tensor:
+        """Logits of the last `keep` columns with autograd on, through `net` (a peft wrapper of
+        this model) or the model itself; hooks and interventions do not apply."""
+        dev = self.device
+        kw = {"position_ids": batch.position_ids.to(dev)} if positions else {}
+        net = net or self.model
+        return net(input_ids=batch.input_ids.to(dev), attention_mask=batch.attention_mask.to(dev), use_cache=False,
+                   **kw).logits[:, -keep:]
+
+    def peft(self, conf):
+        """The model wrapped by peft with `conf` (LoRA, prefix or prompt tuning)."""
+        from peft import get_peft_model
+
+        return get_peft_model(self.model, conf)
+
+    def o_proj_name(self) -> str:
+        """The output projection's module name inside a block (for peft target_modules)."""
+        return self.adapter.o_proj
+
+    # ---------------------------------------------------------------- tokens
+    def encode(self, text: str, add_special_tokens: bool = True) -> list[int]:
+        return self.tokenizer(text, add_special_tokens=add_special_tokens)["input_ids"]
+
+    def first_token(self, word: str) -> int:
+        ids = self.encode(word, add_special_tokens=False)
+        if not ids:
+            raise ConfigError(f"label {word!r} tokenises to nothing")
+        return ids[0]
