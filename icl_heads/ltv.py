@@ -18,7 +18,7 @@ import torch
 from tqdm import tqdm
 
 from .errors import ConfigError
-from .model import AddAt, Batch, HookedModel, OVReinjection, Prefix, ZGrad, left_pad, length_batches
+from .model import AddAt, HookedModel, OVReinjection, Prefix, ZGrad, left_pad, length_batches
 from .prompts import Prompt
 
 CONFIGURATIONS = ("baseline", "pos4", "multipos", "multilayer", "multi", "icl")

@@ -206,6 +206,20 @@ def default_device() -> str:
     return os.environ.get("ICL_DEVICE") or ("cuda" if torch.cuda.is_available() else "cpu")
 
 
+def model_layer_record(model_dir: str | Path) -> dict:
+    """The model layer's family and norm choices for a materialised model (from its config.json,
+    without loading the weights), for provenance."""
+    from types import SimpleNamespace
+
+    from .model.adapters import adapter_for, describe
+
+    model_dir = Path(model_dir)
+    man = read_manifest(model_dir)
+    path = Path(man["path"])
+    path = path if path.is_absolute() else model_dir / path
+    return describe(adapter_for(SimpleNamespace(**json.loads((path / "config.json").read_text()))))
+
+
 def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None = None):
     """Load a materialised model as a HookedModel (the one loader every rule uses)."""
     from .model import HookedModel

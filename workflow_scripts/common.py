@@ -42,7 +42,7 @@ class Job:
         return [str(p) for p in self.smk.input]
 
     def load_model(self, attn: str = "eager"):
-        """The rule's model (its input `manifest`) as a HookedLM; attn='sdpa' where a rule
+        """The rule's model (its input `manifest`) as a HookedModel; attn='sdpa' where a rule
         reads no attention pattern (the fused kernel is faster)."""
         from icl_heads.models import load_hooked
 
@@ -56,9 +56,13 @@ class Job:
 
     def model_record(self, manifest_path=None) -> dict:
         """The model fields of the provenance, from the rule's manifest (or `manifest_path`)."""
-        man = json.loads(Path(manifest_path or self.smk.input.manifest).read_text())
+        from icl_heads.models import model_layer_record
+
+        mpath = Path(manifest_path or self.smk.input.manifest)
+        man = json.loads(mpath.read_text())
         return {"name": man["name"], "source": man["source"], "source_file": man["source_file"],
-                "source_sha256": man["source_sha256"], "dtype": man.get("dtype")}
+                "source_sha256": man["source_sha256"], "dtype": man.get("dtype"),
+                "model_layer": model_layer_record(mpath.parent)}
 
     def provenance(self, *, seed=None, model=None, data=None, choices=None, config_keys=()) -> Provenance:
         used = {}

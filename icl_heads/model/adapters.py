@@ -76,6 +76,23 @@ ADAPTERS: dict[str, Adapter] = {
 ALIASES = {"gemma3": "gemma3_text"}
 
 
+UNEMBED_DEFINITION = {
+    False: "W_U with the final-norm gain folded in; the norm's 1/rms is a positive per-prompt factor, left out",
+    True: "W_U with the final-norm gain folded in and each row centred over d_model (the final LayerNorm subtracts "
+          "the mean, so logits = U_eff x / std(x) + c); its bias and the unembedding bias give the prompt-independent "
+          "constant c = W_U b_ln + b_U (`unembed_bias`); 1/std is a positive per-prompt factor, left out; the label "
+          "subspace is spanned by the rows of U_eff of the label tokens"}
+
+
+def describe(ad: Adapter) -> dict:
+    """The model layer's choices for a family, as written into every provenance record."""
+    return {"family": ad.family, "norm": ad.norm, "parallel_attn_mlp": ad.parallel,
+            "post_attention_norm": ad.ln_attn_post is not None,
+            "head_output": ("z W_O at N; the post-attention norm is linearised at the pass's own scale"
+                            if ad.ln_attn_post else "z W_O at N") + "; b_O belongs to no head",
+            "unembedding": UNEMBED_DEFINITION[ad.norm == "layernorm"]}
+
+
 def adapter_for(config) -> Adapter:
     """The adapter of a transformers config (by its model_type); a clear error for others."""
     mt = getattr(config, "model_type", None)

@@ -25,7 +25,7 @@ import torch
 from torch import nn
 
 from ..errors import ConfigError
-from .adapters import Adapter, adapter_for, get
+from .adapters import Adapter, adapter_for, describe, get
 
 
 @dataclass
@@ -156,12 +156,7 @@ class HookedModel:
 
     def describe(self) -> dict:
         """The model layer's choices, for provenance."""
-        ad = self.adapter
-        return {"family": ad.family, "norm": ad.norm, "parallel_attn_mlp": ad.parallel,
-                "post_attention_norm": ad.ln_attn_post is not None,
-                "head_output": ("z W_O at N; a post-attention norm is linearised at the pass's own scale"
-                                if ad.ln_attn_post else "z W_O at N") + "; b_O belongs to no head",
-                "unembedding": self.UNEMBED_DEFINITION[ad.norm == "layernorm"]}
+        return describe(self.adapter)
 
     @property
     def device(self) -> torch.device:
@@ -268,14 +263,8 @@ class HookedModel:
     def final_norm_gain(self) -> torch.Tensor:
         return self.norm_gain(self.final_norm)
 
-    UNEMBED_DEFINITION = (
-        "W_U with the final-norm gain folded in; the norm's 1/rms is a positive per-prompt factor, left out",
-        "W_U with the final-norm gain folded in and each row centred over d_model (the final LayerNorm subtracts "
-        "the mean, so logits = U_eff x / std(x) + c); its bias and the unembedding bias give the prompt-independent "
-        "constant c = W_U b_ln + b_U (`unembed_bias`); 1/std is a positive per-prompt factor, left out")
-
     def unembed(self) -> torch.Tensor:
-        """Effective unembedding [V, d_model] (see UNEMBED_DEFINITION): logits at N are
+        """Effective unembedding [V, d_model] (see adapters.UNEMBED_DEFINITION): logits at N are
         unembed() @ x * s + unembed_bias() (before Gemma's monotone soft cap), with x the input
         of the final norm and s its 1/rms (1/std) factor."""
         W = self.model.get_output_embeddings().weight.detach()
@@ -459,9 +448,9 @@ class HookedModel:
                 h.remove()
             for l in swapped:
                 self._blocks[l] = self.layers[l]
-        return self._collect(out, want, got, keep, grad)
+        return self._collect(out, want, got, keep, grad, batch.input_ids.shape[1])
 
-    def _collect(self, out, want, got, keep, grad) -> RunOutput:
+    def _collect(self, out, want, got, keep, grad, width: int) -> RunOutput:
         L = self.n_layers
         res = RunOutput()
         if "logits" in want:
@@ -480,6 +469,10 @@ class HookedModel:
                 res.head_out, res.bias_out = heads.cpu(), bias.cpu()
             res.z = z.cpu()
         pat = [got.get(f"blocks.{l}.attn.hook_pattern") for l in range(L)]
+        # a sliding-window layer continuing a key/value prefix sees only its window's cached keys:
+        # the columns its cache dropped are outside every query's window (weight 0), so left pad to the batch width
+        pat = [p if p is None or p.shape[-1] == width else torch.nn.functional.pad(p, (width - p.shape[-1], 0))
+               for p in pat]
         if "attn_full" in want:
             res.extras["attn_full"] = torch.stack(pat, 1).cpu()
             res.attn = torch.stack([p[:, :, -1, :] for p in pat], 1).cpu()
