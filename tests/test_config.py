@@ -27,7 +27,7 @@ def test_shipped_configs_validate_and_get_defaults(path):
     assert cfg["plots"]["palette"]["tr"] == "#d62728"
     # values that are set in the file are kept
     assert cfg["prompts"]["n_shot"] == raw["prompts"]["n_shot"] == 8
-    assert cfg["run_models"] == ["smollm2-135m", "gemma-3-270m"]
+    assert cfg["run_models"] == raw["run_models"] and cfg["run_models"][:2] == ["smollm2-135m", "gemma-3-270m"]
     # nested defaults inside registry entries
     for name, entry in cfg["datasets"].items():
         assert entry["label_key"] == "label"
