@@ -121,3 +121,18 @@ def test_resid_add_adds_exactly_at_the_layer_and_position(tiny_hooked):
 def test_unknown_output_request_is_refused(tiny_hooked):
     with pytest.raises(ValueError, match="unknown outputs"):
         tiny_hooked.run(left_pad(SEQS, 0), want=("logits", "nonsense"))
+
+
+def test_a_point_read_twice_is_captured_once_at_the_wider_width(tiny_hooked):
+    """`hooks` asking a point at every column and a `want` needing it at N get one capture:
+    each reader sees what it asked for (and resid + block_out, which both read the last
+    block's output, work together)."""
+    h = tiny_hooked
+    b = left_pad(SEQS, 0)
+    got = {}
+    hd = h.layers[1].self_attn.o_proj.register_forward_hook(lambda m, a, o: got.__setitem__("z", a[0].detach()))
+    out = h.run(b, want=("z", "resid", "block_out"), hooks={"blocks.1.attn.hook_z": "all"})
+    hd.remove()
+    torch.testing.assert_close(out.hooks["blocks.1.attn.hook_z"], got["z"])
+    torch.testing.assert_close(out.z[:, 1].flatten(1), got["z"][:, -1])
+    torch.testing.assert_close(out.resid[:, -1], out.extras["block_out"][-1][:, -1])

@@ -92,6 +92,9 @@ class RunOutput:
 WANTS = {"logits", "heads", "z", "attn", "attn_full", "resid", "block_out", "cache"}
 
 
+_WIDTH = {"last": 0, "last_row": 1, "all": 2}   # what a capture keeps: column -1, a pattern's row -1, everything
+
+
 class _Replay(nn.Module):
     """Stands in for a block whose output is already known (it returns it as is)."""
 
@@ -396,19 +399,29 @@ class HookedModel:
             raise ValueError(f"unknown outputs requested: {sorted(unknown)}")
         L = self.n_layers
         got: dict = {}
-        reads = dict(hooks or {})
-        if want & {"heads", "z"}:
-            reads.update({f"blocks.{l}.attn.hook_z": "last" for l in range(L)})
-        if "heads" in want:
-            reads.update({f"blocks.{l}.attn.o.hook_out": "last" for l in range(L)})
-        if want & {"attn", "attn_full"}:
-            mode = "all" if "attn_full" in want else "last_row"
-            reads.update({f"blocks.{l}.attn.hook_pattern": mode for l in range(L)})
+        reads: dict[str, str] = {}
+
+        def need(point, mode):  # one capture per point, as wide as any reader needs
+            if _WIDTH[mode] > _WIDTH.get(reads.get(point), -1):
+                reads[point] = mode
+
+        for p, mode in (hooks or {}).items():
+            if mode not in _WIDTH:
+                raise ValueError(f"hooks[{p!r}] = {mode!r}: use 'last' or 'all'")
+            need(p, mode)
+        for l in range(L):
+            if want & {"heads", "z"}:
+                need(f"blocks.{l}.attn.hook_z", "last")
+            if "heads" in want:
+                need(f"blocks.{l}.attn.o.hook_out", "last")
+            if want & {"attn", "attn_full"}:
+                need(f"blocks.{l}.attn.hook_pattern", "all" if "attn_full" in want else "last_row")
+            if "resid" in want:
+                need(f"blocks.{l}.hook_resid_pre", "last")
+            if "block_out" in want:
+                need(f"blocks.{l}.hook_resid_post", "all")
         if "resid" in want:
-            reads.update({f"blocks.{l}.hook_resid_pre": "last" for l in range(L)})
-            reads[f"blocks.{L - 1}.hook_resid_post"] = reads.get(f"blocks.{L - 1}.hook_resid_post", "last")
-        if "block_out" in want:
-            reads.update({f"blocks.{l}.hook_resid_post": "all" for l in range(L)})
+            need(f"blocks.{L - 1}.hook_resid_post", "last")
 
         state = _Pass(self)
         actions: dict[str, list] = defaultdict(list)
@@ -448,11 +461,18 @@ class HookedModel:
                 h.remove()
             for l in swapped:
                 self._blocks[l] = self.layers[l]
-        return self._collect(out, want, got, keep, grad, batch.input_ids.shape[1])
+        return self._collect(out, want, got, reads, hooks or {}, keep, grad, batch.input_ids.shape[1])
 
-    def _collect(self, out, want, got, keep, grad, width: int) -> RunOutput:
+    def _collect(self, out, want, got, reads, asked, keep, grad, width: int) -> RunOutput:
         L = self.n_layers
         res = RunOutput()
+
+        def at_n(p):  # the capture at the final column, whatever width it was taken at
+            x = got[p]
+            if reads[p] == "all":
+                return x[:, :, -1, :] if p.endswith("hook_pattern") else x[:, -1]
+            return x
+
         if "logits" in want:
             lg = out.logits
             if keep is None:
@@ -462,9 +482,9 @@ class HookedModel:
             c = out.get("cache")
             res.cache = c if c is not None else out.past_key_values
         if want & {"heads", "z"}:
-            z = torch.stack([got[f"blocks.{l}.attn.hook_z"] for l in range(L)], 1).view(-1, L, self.n_heads, self.d_head)
+            z = torch.stack([at_n(f"blocks.{l}.attn.hook_z") for l in range(L)], 1).view(-1, L, self.n_heads, self.d_head)
             if "heads" in want:
-                o = torch.stack([got[f"blocks.{l}.attn.o.hook_out"] for l in range(L)], 1)
+                o = torch.stack([at_n(f"blocks.{l}.attn.o.hook_out") for l in range(L)], 1)
                 heads, bias = self.head_outputs_from(z, o, with_bias=True)
                 res.head_out, res.bias_out = heads.cpu(), bias.cpu()
             res.z = z.cpu()
@@ -477,13 +497,13 @@ class HookedModel:
             res.extras["attn_full"] = torch.stack(pat, 1).cpu()
             res.attn = torch.stack([p[:, :, -1, :] for p in pat], 1).cpu()
         elif "attn" in want:
-            res.attn = torch.stack(pat, 1).cpu()
+            res.attn = torch.stack([p if p.dim() == 3 else p[:, :, -1, :] for p in pat], 1).cpu()
         if "resid" in want:
-            res.resid = torch.stack([got[f"blocks.{l}.hook_resid_pre"] for l in range(L)]
-                                    + [got[f"blocks.{L - 1}.hook_resid_post"]], 1).cpu()
+            res.resid = torch.stack([at_n(f"blocks.{l}.hook_resid_pre") for l in range(L)]
+                                    + [at_n(f"blocks.{L - 1}.hook_resid_post")], 1).cpu()
         if "block_out" in want:
             res.extras["block_out"] = [got[f"blocks.{l}.hook_resid_post"] for l in range(L)]
-        res.hooks = {k: v for k, v in got.items()}
+        res.hooks = {p: (got[p] if mode == reads[p] else at_n(p)) for p, mode in asked.items()}
         return res
 
     def head_outputs_from(self, z: torch.Tensor, o: torch.Tensor | None, with_bias: bool = False):
