@@ -49,6 +49,14 @@ def validate(config: dict, schema_path: str | Path = SCHEMA_PATH) -> dict:
     for m in config["run_models"]:
         if m not in config["models"]:
             raise ConfigError(f"config key `run_models`: unknown model {m!r}; known models: {', '.join(sorted(config['models']))}")
+    for m in artifact_models(config):
+        arts = config["models"][m]["artifacts"]
+        if "Y9" in arts and not checkpoint_models(config, m):
+            raise ConfigError(f"config key `models.{m}.artifacts` asks for Y9 but the model has no training checkpoints; "
+                              "give it `checkpoints`, or source: train with train.checkpoint_steps")
+        if "Y9" in arts and not {"Y1", "Y2"} <= set(arts):
+            raise ConfigError(f"config key `models.{m}.artifacts`: Y9 is Y1 and Y2 over training, list them too "
+                              "([Y1, Y2, Y9])")
     for d in config["classification_datasets"]:
         if d not in config["datasets"]:
             raise ConfigError(f"config key `classification_datasets`: unknown dataset {d!r}; "
@@ -74,9 +82,26 @@ def expand_checkpoints(config: dict) -> dict:
     loaded from its local directory or from the parent's hub repo at its revision."""
     models = config["models"]
     for name, entry in list(models.items()):
-        for ck in entry.get("checkpoints") or []:
+        if entry.get("source") == "train":
+            if entry.get("checkpoints"):
+                raise ConfigError(f"config key `models.{name}.checkpoints`: a model with source: train gets its "
+                                  "checkpoints from train.checkpoint_steps; remove `checkpoints`")
+            if "train" not in entry:
+                raise ConfigError(f"config key `models.{name}.train` is required for source: train")
+            steps = entry["train"].get("steps")
+            bad = [k for k in entry["train"].get("checkpoint_steps", []) if steps is not None and k > steps]
+            if bad:
+                raise ConfigError(f"config key `models.{name}.train.checkpoint_steps`: {bad} lie beyond "
+                                  f"train.steps ({steps})")
+            # rule train_model writes them under the model's resources folder (icl_heads/model/train.py)
+            cks = [{"name": f"step{k}", "step": k, "path": f"{trained_dir(config, name)}/checkpoints/step{k}"}
+                   for k in sorted(set(entry["train"].get("checkpoint_steps", [])))]
+        else:
+            cks = entry.get("checkpoints") or []
+        for ck in cks:
             child = {k: v for k, v in entry.items() if k not in ("checkpoints", "path", "revision", "sha256",
-                                                                   "package", "version", "file")}
+                                                                   "package", "version", "file", "train",
+                                                                   "artifacts")}
             if ck.get("path"):
                 child.update(source="local", path=ck["path"])
             elif ck.get("revision") and entry.get("repo_id"):
@@ -87,6 +112,19 @@ def expand_checkpoints(config: dict) -> dict:
             child.update(checkpoint_of=name, step=ck["step"])
             models[f"{name}{CKPT_SEP}{ck['name']}"] = child
     return config
+
+
+def artifact_models(config: dict) -> list[str]:
+    """Models outside run_models that run only the artifacts their `artifacts` key lists
+    (checkpoint models are run through their parent's Y9)."""
+    run = set(config["run_models"])
+    return [m for m, e in config["models"].items()
+            if e.get("artifacts") and m not in run and not e.get("checkpoint_of")]
+
+
+def trained_dir(config: dict, model: str) -> str:
+    """Where rule train_model writes a source-train model: training.json, hf/, checkpoints/, tokenizer/."""
+    return f"{config.get('resources_dir', 'resources')}/{model}/trained"
 
 
 def checkpoint_models(config: dict, model: str) -> list[str]:

@@ -7,6 +7,8 @@ Sources (config key `models.<name>.source`):
 - `gguf`: a GGUF file on disk (`path`).
 - `hub`: a Hugging Face hub id with a `revision`.
 - `local`: a directory of Hugging Face files (`path`).
+- `train`: a small GPT-NeoX trained from scratch by rule train_model (icl_heads/model/train.py);
+  its checkpoints become `source: local` checkpoint models pointing into the training output.
 
 Materialising dequantises a GGUF to float32 safetensors (Gemma takes about a
 minute to dequantise; the copy reloads in under a second) and writes a manifest
@@ -180,14 +182,50 @@ def materialise(config: dict, name: str, out_dir: str | Path, log=print) -> dict
             raise ConfigError(f"models.{name}.path: {path} is not a directory of Hugging Face model files "
                               "(no config.json); point it at the folder that save_pretrained wrote")
         manifest.update(path=str(path.resolve()), source_file=str(path.resolve()), source_sha256=sha256_dir(path))
+        parent = entry.get("checkpoint_of")
+        if parent and model_entry(config, parent).get("source") == "train":
+            manifest["training"] = _training_summary(config, parent, step=entry.get("step"))
+    elif src == "train":
+        # rule train_model trained it (icl_heads/model/train.py); this records the final weights
+        training = _training_summary(config, name)
+        hf = (Path(_trained_dir(config, name)) / "hf").resolve()
+        if not (hf / "config.json").is_file():
+            raise ConfigError(f"models.{name}: {hf} holds no trained model; run rule train_model "
+                              f"(snakemake {_trained_dir(config, name)}/training.json)")
+        rel = hf.relative_to(out_dir.resolve()) if hf.is_relative_to(out_dir.resolve()) else hf
+        manifest.update(path=str(rel), source_sha256=sha256_dir(hf), training=training,
+                        source_file=f"trained from scratch: {training['architecture']} on {training['corpus']['source']} "
+                                    f"(sha256 {training['corpus']['sha256'][:12]}), seed {training['seed']}, "
+                                    f"{training['steps']} steps")
     else:
-        raise ConfigError(f"models.{name}.source is {src!r}; use one of pypi_gguf, gguf, hub, local")
+        raise ConfigError(f"models.{name}.source is {src!r}; use one of pypi_gguf, gguf, hub, local, train")
     manifest["materialise_seconds"] = round(time.time() - t0, 2)
     tmpm = out_dir / (MANIFEST + ".tmp")
     tmpm.write_text(json.dumps(manifest, indent=2))
     os.replace(tmpm, out_dir / MANIFEST)
     log(f"[{name}] ready in {manifest['materialise_seconds']} s")
     return manifest
+
+
+def _trained_dir(config: dict, name: str) -> str:
+    from .config import trained_dir
+
+    return trained_dir(config, name)
+
+
+def _training_summary(config: dict, name: str, step: int | None = None) -> dict:
+    """The provenance of a model trained by rule train_model: corpus hash, seed, steps, architecture
+    (and, for one checkpoint, its step and the induction score measured there during training)."""
+    path = Path(_trained_dir(config, name)) / "training.json"
+    if not path.is_file():
+        raise ConfigError(f"{path} is missing: train model {name!r} first (snakemake {path})")
+    rec = json.loads(path.read_text())
+    out = {k: rec[k] for k in ("architecture", "seed", "steps", "n_params", "corpus", "seconds", "threads", "torch")}
+    out.update(trained_model=name, training_record=str(path), repeat_fraction=rec["spec"]["repeat_fraction"],
+               checkpoints=[{k: c[k] for k in ("step", "eval_loss", "induction_max")} for c in rec["checkpoints"]])
+    if step is not None:
+        out["step"] = step
+    return out
 
 
 def read_manifest(model_dir: str | Path) -> dict:

@@ -5,11 +5,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir)))
 
 from icl_heads.config import validate as _validate_config  # noqa: E402
-from icl_heads.config import checkpoint_models  # noqa: E402
+from icl_heads.config import artifact_models, checkpoint_models, trained_dir  # noqa: E402
 
 _validate_config(config)
 
 MODELS = list(config["run_models"])
+# Models outside run_models that run only the Paper C artifacts of their `artifacts` key (Y1, Y2, Y9).
+ART_MODELS = artifact_models(config)
 CLS_DATASETS = list(config["classification_datasets"])
 RES = config["resources_dir"]
 FIGURE_FORMATS = config["plots"]["formats"]
@@ -28,6 +30,9 @@ wildcard_constraints:
 # caps how many GPU jobs run at once; on Slurm (profiles/slurm) gpu becomes `--gpus`, mem_mb
 # `--mem` and runtime (minutes) `-t`. A retried job gets attempt x mem_gb.
 SCHEDULING_KEYS = ("mem_gb", "gpu")
+# Keys of a model entry that say what runs on the model, not what the model is: changing them
+# must not rematerialise (or retrain) it either.
+NOT_MODEL_KEYS = SCHEDULING_KEYS + ("artifacts",)
 
 
 def model_mem_mb(wildcards, attempt=1):
@@ -40,6 +45,40 @@ def model_gpu(wildcards):
 
 def manifest(wildcards):
     return f"{RES}/{wildcards.model}/manifest.json"
+
+
+def trained_parent(model):
+    """The model whose rule train_model made `model` (itself or its checkpoint_of), or None."""
+    entry = config["models"][model]
+    parent = entry.get("checkpoint_of", model)
+    return parent if config["models"][parent].get("source") == "train" else None
+
+
+def training_record(wildcards):
+    """Rule materialise_model's input for a trained model and its checkpoints: the training record."""
+    parent = trained_parent(wildcards.model)
+    return [f"{trained_dir(config, parent)}/training.json"] if parent else []
+
+
+def train_spec(wildcards):
+    entry = config["models"][wildcards.model]
+    if entry.get("source") != "train":
+        raise ValueError(f"rule train_model: model {wildcards.model!r} has source {entry.get('source')!r}, not train "
+                         f"(config key models.{wildcards.model}.source)")
+    return entry["train"]
+
+
+def training_corpus(wildcards):
+    """The corpus file of a trained model (so that editing it retrains); none for a built-in text."""
+    corpus = train_spec(wildcards).get("corpus", {})
+    if not corpus.get("path"):
+        return []
+    p = Path(corpus["path"]).expanduser()
+    return [str(p if p.is_absolute() else Path(config["data_dir"]) / p)]
+
+
+def train_threads(wildcards):
+    return int(config["models"][wildcards.model].get("train", {}).get("threads", 1))
 
 
 def figure_paths(stem):
@@ -76,8 +115,26 @@ def model_figures(m):
     return stems
 
 
+def artifact_figures(m):
+    """The figures of a model outside run_models (ART_MODELS): Y9 where it asks for it."""
+    return ["Y9_training_dynamics"] if "Y9" in config["models"][m]["artifacts"] and config["fv"]["scoring_tasks"] else []
+
+
+def artifact_tables(m):
+    """The tables of a model outside run_models: Y1; Y2 (with the Y3/Y4 tables made alongside);
+    Y9 (Y1 and Y2 of each training checkpoint, gathered)."""
+    arts, scoring = config["models"][m]["artifacts"], config["fv"]["scoring_tasks"]
+    out = [f"results/{m}/heads/induction.csv"] if "Y1" in arts else []
+    if "Y2" in arts and scoring:
+        out += [f"results/{m}/heads/fv.csv", f"results/{m}/heads/ih_fv_overlap.csv"]
+    if "Y9" in arts and scoring:
+        out += [f"results/{m}/yin/dynamics.csv", f"results/{m}/yin/dynamics_heads.csv"]
+    return out
+
+
 def all_figures():
     return ([str(p).format(model=m) for m in MODELS for stem in model_figures(m) for p in figure_paths(stem)]
+            + [str(p).format(model=m) for m in ART_MODELS for stem in artifact_figures(m) for p in figure_paths(stem)]
             + [f"{stem}.{ext}" for stem in GLOBAL_FIGURES for ext in FIGURE_FORMATS])
 
 
@@ -128,5 +185,7 @@ def all_tables():
         out += [f"results/{m}/synthesis/head_map.csv", f"results/{m}/synthesis/head_overlaps.csv"]
         if config["ltv"]["datasets"]:
             out += ltv_tables(m)  # rules/ltv.smk
+    for m in ART_MODELS:
+        out += artifact_tables(m)
     out.append("results/claims.csv")
     return out

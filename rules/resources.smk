@@ -1,11 +1,13 @@
 rule materialise_model:
     """Fetch/convert a configured model once (GGUF -> float32 safetensors), with its source sha256."""
+    input:
+        trained=training_record,  # source train and its checkpoints: rule train_model's record
     output:
         manifest=f"{RES}/{{model}}/manifest.json",
     params:
-        # mem_gb / gpu only size the jobs: changing them must not rerun the conversion
+        # mem_gb / gpu only size the jobs, artifacts says what runs on the model: changing them must not rerun the conversion
         # (sorted: params are compared as text, the config's key order must not matter)
-        entry=lambda w: {k: v for k, v in sorted(config["models"][w.model].items()) if k not in SCHEDULING_KEYS},
+        entry=lambda w: {k: v for k, v in sorted(config["models"][w.model].items()) if k not in NOT_MODEL_KEYS},
     log:
         "logs/materialise_model/{model}.log",
     resources:
@@ -15,3 +17,25 @@ rule materialise_model:
         "../envs/icl.yaml"
     script:
         "../workflow_scripts/materialise_model.py"
+
+
+rule train_model:
+    """Train a `source: train` model from scratch (icl_heads/model/train.py): a BPE tokenizer and a
+    small GPT-NeoX on the configured corpus, saving checkpoints/step<k>/ (the Y9 checkpoint models)
+    and hf/ (the final weights, the model itself) beside the training record."""
+    input:
+        corpus=training_corpus,
+    output:
+        record=f"{RES}/{{model}}/trained/training.json",
+    params:
+        train=train_spec,
+    log:
+        "logs/train_model/{model}.log",
+    threads: train_threads
+    resources:
+        mem_mb=2048,
+        runtime=60,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/train_model.py"

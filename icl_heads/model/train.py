@@ -4,10 +4,13 @@ tokenizer trained on the same corpus, saving Hugging Face checkpoints along the 
 
 Why: no pretrained non-Llama weights can be fetched offline, and Y9 (training dynamics) needs
 a model whose checkpoints we have. A 2-layer model is the classic case in which induction heads
-form during training. Natural text alone forms them slowly at this size, so a share of the
-training rows (`repeat_fraction`) is a text segment followed by a copy of itself: the standard
-toy-model mix that rewards copying from context. Everything is seeded and single-process, so a
-spec gives the same weights bytes on the same machine and thread count.
+form during training. At a size that trains in minutes on two CPU cores they do not form from
+natural text alone, so a share of the training rows (`repeat_fraction`) is a segment followed
+by a copy of itself (the standard toy-model mix that rewards copying from context): a window of
+the text, or (`repeat_random`) uniformly random tokens. The embeddings are tied
+(`tie_embeddings`, unlike Pythia): untied, the copying path has to be learnt per token first and
+induction heads did not form within 2,000 steps. Everything is seeded and runs on a fixed
+number of threads, so a spec gives the same weights bytes on the same machine.
 """
 from __future__ import annotations
 
@@ -37,6 +40,8 @@ DEFAULTS = {
     "n_heads": 4,
     "d_mlp": 512,
     "rotary_pct": 0.25,
+    "init_std": 0.02,
+    "tie_embeddings": True,
     "context": 128,
     "vocab_size": 2048,
     "steps": 1500,
@@ -47,6 +52,7 @@ DEFAULTS = {
     "seed": 0,
     "threads": 1,
     "repeat_fraction": 0.5,
+    "repeat_random": 0.5,
     "eval_every": 100,
     "checkpoint_steps": [0, 100, 200, 400, 800, 1500],
     "corpus": {"builtin": "english_essays"},
@@ -123,21 +129,27 @@ def build_model(spec: dict, tokenizer):
                         num_attention_heads=spec["n_heads"], intermediate_size=spec["d_mlp"],
                         max_position_embeddings=spec["context"], rotary_pct=spec["rotary_pct"],
                         rotary_emb_base=10000, use_parallel_residual=True, attention_bias=True,
-                        hidden_dropout=0.0, attention_dropout=0.0, tie_word_embeddings=False,
+                        hidden_dropout=0.0, attention_dropout=0.0,
+                        tie_word_embeddings=spec["tie_embeddings"],
                         bos_token_id=tokenizer.bos_token_id, eos_token_id=tokenizer.eos_token_id,
-                        pad_token_id=tokenizer.pad_token_id, attn_implementation="eager")
+                        pad_token_id=tokenizer.pad_token_id, initializer_range=spec["init_std"],
+                        attn_implementation="eager")
     return GPTNeoXForCausalLM(cfg)
 
 
 # ------------------------------------------------------------------ data
 class Batches:
     """Rows of `context` tokens: BOS + a random window of the token stream, or (a share
-    `repeat_fraction` of the rows) BOS + a window w of random length + w again + more text."""
+    `repeat_fraction` of the rows) BOS + a segment w of random length + w again + more text,
+    where w is a window of the text or (a share `repeat_random` of those rows) uniformly random
+    ordinary tokens."""
 
-    def __init__(self, ids: torch.Tensor, bos: int, context: int, repeat_fraction: float, generator):
+    def __init__(self, ids: torch.Tensor, bos: int, context: int, repeat_fraction: float, generator,
+                 repeat_random: float = 0.0, vocab_ids: torch.Tensor | None = None):
         if len(ids) < context + 1:
             raise ConfigError(f"the corpus has {len(ids)} tokens, fewer than train.context ({context}) + 1")
         self.ids, self.bos, self.T, self.p, self.g = ids, bos, context, repeat_fraction, generator
+        self.p_random, self.vocab = repeat_random, vocab_ids
 
     def _window(self, n: int) -> torch.Tensor:
         s = int(torch.randint(len(self.ids) - n + 1, (1,), generator=self.g))
@@ -147,7 +159,10 @@ class Batches:
         body = self.T - 1
         if float(torch.rand((), generator=self.g)) < self.p:
             n = int(torch.randint(8, body // 2 + 1, (1,), generator=self.g))
-            w = self._window(n)
+            if float(torch.rand((), generator=self.g)) < self.p_random:
+                w = self.vocab[torch.randint(len(self.vocab), (n,), generator=self.g)]
+            else:
+                w = self._window(n)
             rest = self._window(body - 2 * n)
             toks = torch.cat([w, w, rest])
         else:
@@ -229,7 +244,8 @@ def train_model(spec: dict, out_dir: str | Path, *, data_dir: str | Path = ".", 
         model.train()
         n_params = sum(p.numel() for p in model.parameters())
         g = torch.Generator().manual_seed(spec["seed"] + 1)
-        batches = Batches(train_ids, tok.bos_token_id, spec["context"], spec["repeat_fraction"], g)
+        batches = Batches(train_ids, tok.bos_token_id, spec["context"], spec["repeat_fraction"], g,
+                          spec["repeat_random"], ordinary_token_ids(tok, len(tok)))
         held = Batches(eval_ids, tok.bos_token_id, spec["context"], 0.0, torch.Generator().manual_seed(spec["seed"] + 2))
         eval_batch = held(32)
         decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
