@@ -141,9 +141,6 @@ class HookedModel:
         self.post_attn_norm = [get(b, ad.ln_attn_post) for b in self.layers]
 
     # ---------------------------------------------------------------- structure
-    def block(self, l: int):
-        return self.layers[l]
-
     def attn_module(self, l: int):
         return get(self.layers[l], self.adapter.attn)
 
