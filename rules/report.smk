@@ -62,7 +62,7 @@ rule figure_provenance:
     output:
         report("results/{where}/figures/{figure}.provenance.html", caption="../report/captions/provenance.rst",
                category=lambda w: figure_info(w.figure)[0], subcategory=lambda w: figure_info(w.figure)[1],
-               labels=lambda w: {"model": w.where if w.where in MODELS else "all models", "item": "provenance"}),
+               labels=lambda w: {"model": w.where if w.where in MODELS + ART_MODELS else "all models", "item": "provenance"}),
     log:
         "logs/figure_provenance/{where}/{figure}.log",
     wildcard_constraints:

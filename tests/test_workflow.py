@@ -55,6 +55,9 @@ def tiny_workdir(tmp_path_factory, test_resources):
     cfg["ltv"].update(datasets=["sentiment_lexicon"], configurations=["baseline"], sweep_stride=30, n_train=4, n_eval=4,
                       steps=2, batch_size=4, random_seeds=1, linear={"n_noise": 4, "n_queries": 2},
                       peft={"dataset": "sentiment_lexicon", "methods": ["ltv", "lora"]}, composition={"tasks": []})
+    # the trained model (source: train) at a few steps: rule train_model, its checkpoint models and Y9
+    cfg["models"]["tiny-neox"]["train"].update(steps=20, checkpoint_steps=[0, 20], eval_every=10, warmup=5,
+                                                induction_probe={"n_sequences": 4, "seq_len": 20})
     cfg["data_dir"] = str(SHARED_DATA)
     cfg["resources_dir"] = test_resources
     (wd / "config").mkdir()
@@ -159,6 +162,7 @@ def test_tsla_ablation_and_steering_on_sst2_from_the_shared_data(tmp_path, test_
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     cfg["datasets"] = {"sst2": paper["datasets"]["sst2"]}
     cfg["run_models"], cfg["classification_datasets"] = ["smollm2-135m"], ["sst2"]
+    cfg["models"].pop("tiny-neox")   # the trained model is covered by tiny_workdir
     cfg["prompts"].update(n_score=4, n_eval=6, batch_size=6)
     cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
     cfg["tsla"].update(threshold_sweep=[3], random_seeds=1)

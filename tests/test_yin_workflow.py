@@ -25,6 +25,7 @@ def test_paper_c_from_two_task_files(tmp_path, test_resources):
     cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
     cfg["datasets"].update({k: paper["datasets"][k] for k in ("country-capital", "antonym", "wikitext2")})
     cfg["run_models"], cfg["classification_datasets"] = [M], ["sentiment_lexicon"]
+    cfg["models"].pop("tiny-neox")   # the trained model is covered by test_workflow's tiny run
     cfg["fv"].update(scoring_tasks=["country-capital"], eval_tasks=["antonym"], n_prompts=2, n_shot=4, n_eval=4)
     cfg["fv"]["ablation"].update(percents=[2, 10], random_seeds=2, modes=["mean", "zero", "replace"])
     cfg["fv"]["token_loss"].update(dataset="wikitext2", n_docs=2, early=10, late=60, window=0)
