@@ -54,9 +54,6 @@ def validate(config: dict, schema_path: str | Path = SCHEMA_PATH) -> dict:
         if "Y9" in arts and not checkpoint_models(config, m):
             raise ConfigError(f"config key `models.{m}.artifacts` asks for Y9 but the model has no training checkpoints; "
                               "give it `checkpoints`, or source: train with train.checkpoint_steps")
-        if "Y9" in arts and not {"Y1", "Y2"} <= set(arts):
-            raise ConfigError(f"config key `models.{m}.artifacts`: Y9 is Y1 and Y2 over training, list them too "
-                              "([Y1, Y2, Y9])")
     for d in config["classification_datasets"]:
         if d not in config["datasets"]:
             raise ConfigError(f"config key `classification_datasets`: unknown dataset {d!r}; "

@@ -17,8 +17,8 @@ def random_heads(n_layers: int, n_heads: int, k: int, seed: int, exclude=()) -> 
     return sorted(random.Random(seed).sample(pool, k))
 
 
-def ablation(heads, mode: str, means: torch.Tensor | None = None) -> HeadAblation:
-    return HeadAblation(sorted(heads), mode=mode, means=means if mode == "mean" else None)
+def ablation(heads, mode: str, means: torch.Tensor | None = None, norm: str = "frozen") -> HeadAblation:
+    return HeadAblation(sorted(heads), mode=mode, means=means if mode == "mean" else None, norm=norm)
 
 
 def z_reads(model: HookedModel) -> dict[str, str]:

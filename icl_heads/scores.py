@@ -82,10 +82,18 @@ def ordinary_token_ids(tokenizer, vocab_size: int) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------ rankings
+def n_of_percent(n_heads: int, percent: float) -> int:
+    """The one rounding rule for "the top k% of heads", everywhere in the project: the smallest
+    whole number of heads that is at least k% of them (ceil), and at least one. E.g. 2% of
+    576 heads (SmolLM2) = 11.52 -> 12; 2% of 72 heads (Gemma 3 270M) = 1.44 -> 2."""
+    return max(1, int(math.ceil(n_heads * percent / 100.0 - 1e-9)))
+
+
 def top_set(scores: torch.Tensor, percent: float) -> set[tuple[int, int]]:
-    """Top `percent`% heads (at least one) of a [L, H] score table as (layer, head) pairs."""
+    """Top `percent`% heads (`n_of_percent`) of a [L, H] score table as (layer, head) pairs;
+    ties by (layer, head) index."""
     L, H = scores.shape
-    k = max(1, int(math.ceil(L * H * percent / 100.0 - 1e-9)))
+    k = n_of_percent(L * H, percent)
     flat = scores.flatten()
     order = torch.argsort(flat, descending=True, stable=True)[:k]
     return {(int(i) // H, int(i) % H) for i in order}

@@ -21,11 +21,7 @@ from .fv import mean_at_final
 from .interventions import z_reads
 from .model import Batch, HeadAblation, HookedModel, ResidAdd, left_pad
 from .prompts import Prompt
-from .scores import top_set
-
-
-def n_of_percent(n_heads: int, percent: float) -> int:
-    return max(1, int(round(n_heads * percent / 100.0)))
+from .scores import n_of_percent, top_set
 
 
 def ranked(scores: torch.Tensor, exclude=()) -> list[tuple[int, int]]:
@@ -86,13 +82,14 @@ def token_z_sample(model: HookedModel, prompts: list[list[int]], n_draws: int, s
     return out
 
 
-def ablation_for(heads, mode: str, means: torch.Tensor | None = None, replacement: torch.Tensor | None = None):
+def ablation_for(heads, mode: str, means: torch.Tensor | None = None, replacement: torch.Tensor | None = None,
+                 norm: str = "frozen"):
     if mode == "mean":
-        return HeadAblation(heads, mode="mean", means=means)
+        return HeadAblation(heads, mode="mean", means=means, norm=norm)
     if mode == "zero":
-        return HeadAblation(heads, mode="zero")
+        return HeadAblation(heads, mode="zero", norm=norm)
     if mode == "replace":
-        return HeadAblation(heads, mode="replace", means=replacement)
+        return HeadAblation(heads, mode="replace", means=replacement, norm=norm)
     raise ValueError(f"unknown ablation type {mode!r}: use mean, zero or replace")
 
 

@@ -151,6 +151,7 @@ rule ltv_mechanism:
         claims="results/{model}/claims/ltv_mechanism_{dataset}.csv",
     params:
         ltv=lambda w: {k: LTV[k] for k in ("key_head_percent", "ov_attention", "random_seeds", "n_eval", "batch_size")},
+        ablation_norm=config["interventions"]["post_attention_norm"],
     log:
         "logs/ltv_mechanism/{model}/{dataset}.log",
     threads: LTV["threads"]

@@ -70,6 +70,7 @@ rule tsla_ablation:
         per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
     params:
         tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "ablation")},
+        ablation_norm=config["interventions"]["post_attention_norm"],
     log:
         "logs/tsla_ablation/{model}/{dataset}.log",
     threads: workflow.cores
@@ -97,6 +98,7 @@ rule tsla_perturbation:
         claims="results/{model}/claims/T6/{dataset}.csv",
     params:
         tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "perturbations", "ablation")},
+        ablation_norm=config["interventions"]["post_attention_norm"],
     log:
         "logs/tsla_perturbation/{model}/{dataset}.log",
     threads: workflow.cores

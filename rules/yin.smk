@@ -13,6 +13,7 @@ rule yin_ablation:
     params:
         fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "top_percent", "ablation")},
         dataset=lambda w: config["datasets"][w.task],
+        ablation_norm=config["interventions"]["post_attention_norm"],
     log:
         "logs/yin_ablation/{model}/{task}.log",
     threads: workflow.cores
@@ -65,6 +66,7 @@ rule yin_token_loss:
         percents=config["fv"]["ablation"]["percents"],
         random_seeds=config["fv"]["ablation"]["random_seeds"],
         dataset=lambda w: config["datasets"][config["fv"]["token_loss"]["dataset"]],
+        ablation_norm=config["interventions"]["post_attention_norm"],
     log:
         "logs/yin_token_loss/{model}.log",
     threads: workflow.cores
@@ -127,6 +129,7 @@ rule yin_dynamics:
     """Y9: induction (Y1) and FV (Y2) scores of every head at each training checkpoint."""
     input:
         heads=lambda w: [f"results/{ck}/heads/fv.csv" for ck in checkpoint_models(config, w.model)],
+        manifest=manifest,  # the model itself: for a trained one, its training record (seed, corpus sha256)
     output:
         summary="results/{model}/yin/dynamics.csv",
         heads="results/{model}/yin/dynamics_heads.csv",

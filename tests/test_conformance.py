@@ -12,7 +12,8 @@ projection modules, hand-edited copies of the model and closed forms from the ra
 
 Checks (one test function each):
   1 heads_sum        head outputs + b_O equal what attention adds to the stream at N
-  2 zero_ablation    zero-ablating a head equals deleting its slice of W_O
+  2 zero_ablation    zero-ablating a head (norm="live") equals deleting its slice of W_O
+ 2b frozen_ablation  the default ablation removes exactly the head's clean residual-space contribution
   3 weights          W_Q/W_K/W_V/b_* match the model's own projections; z = pattern @ (x W_V + b_V);
                      W_O/b_O match the output projection; per-head outputs in closed form
   4 head_patch       HeadPatch / RowHeadPatch change only the rows, heads and positions named
@@ -154,7 +155,7 @@ for _par in (True, False):
 # reason; the test is a strict xfail (it must keep failing), and the family is not SUPPORTED.
 KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
-CHECKS = ("heads_sum", "zero_ablation", "weights", "head_patch", "resid_add", "prefix", "left_padding", "zgrad",
+CHECKS = ("heads_sum", "zero_ablation", "frozen_ablation", "weights", "head_patch", "resid_add", "prefix", "left_padding", "zgrad",
           "unembed", "replay")
 
 
@@ -347,15 +348,62 @@ def _zero_o_slice(model, spec, l, k):
 
 @pytest.mark.parametrize("tid", _params("zero_ablation"))
 def test_zero_ablation_equals_deleting_the_heads_W_O_slice(tid):
-    """2. HeadAblation([(l, k)], "zero") == a copy of the model with head k's W_O slice zeroed (b_O kept)."""
+    """2. HeadAblation([(l, k)], "zero", norm="live") == a copy of the model with head k's W_O
+    slice zeroed (b_O kept); without a post-attention norm the default (frozen) is the same."""
     h, spec = hooked(tid), SPECS[tid]
     b = batch()
     clean = hf_logits(h.model, b)
     for l, k in [(0, 3), (1, 0), (2, 2)]:
         ref = hf_logits(_zero_o_slice(h.model, spec, l, k), b)
-        got = h.run(b, ivs=[HeadAblation([(l, k)], "zero")]).logits
+        got = h.run(b, ivs=[HeadAblation([(l, k)], "zero", norm="live")]).logits
         assert (ref - clean).abs().max() > 1e-4, "ablation must change the logits"
         close(got, ref, msg=f"ablating ({l}, {k})")
+        frozen = h.run(b, ivs=[HeadAblation([(l, k)], "zero")]).logits
+        if spec.attn_post_norm is None:
+            assert torch.equal(frozen, got), "no post-attention norm: frozen and live ablation are one computation"
+        else:
+            assert (frozen - got).abs().max() > 1e-4, "a post-attention norm: frozen differs from live"
+
+
+@pytest.mark.parametrize("tid", _params("frozen_ablation"))
+def test_frozen_norm_ablation_removes_only_the_heads_contribution(tid):
+    """2b. Head ablation in residual space (the default, norm="frozen"): at every position, what
+    layer l's attention adds to the stream becomes the clean update minus head k's clean
+    contribution z_k W_O[k] (through the post-attention norm at the clean pass's scale where the
+    family has one), so every other head's contribution is unchanged. Zero and mean modes."""
+    h, spec = hooked(tid), SPECS[tid]
+    b = batch()
+    blocks = spec.layers(h.model)
+    for l, k in [(0, 1), (2, 3)]:
+        blk = blocks[l]
+        o = spec.o_proj(blk)
+        post = spec.attn_post_norm(blk) if spec.attn_post_norm else None
+        # what attention adds to the stream, read (as in check 1) from the block's input and output
+        # and the MLP branch: hooks here run before HookedModel's own, so the norm's output itself
+        # would be read before the ablation rescales it
+        targets = [(o, "z", "in"), (o, "o", "out"), (blk, "in", "in"), (blk, "out", "out"),
+                   (spec.mlp_branch(blk), "mlp", "out")]
+        with capture(*targets) as clean:
+            h.run(b)
+        z = clean["z"].double().view(*clean["z"].shape[:2], H, DH)
+        W = o.weight.detach().double()
+        W = W if type(o).__name__ == "Conv1D" else W.T               # [H * dh, d]
+        means = torch.randn(L, H, DH, generator=torch.Generator().manual_seed(l))
+
+        def update(got):
+            return got["out"].double() - got["in"].double() - got["mlp"].double()
+
+        for mode, repl in [("zero", torch.zeros(DH)), ("mean", means[l, k])]:
+            delta = (repl.double() - z[:, :, k]) @ W[k * DH:(k + 1) * DH]     # [B, T, d]: new minus old contribution
+            with capture(*targets) as got:
+                h.run(b, ivs=[HeadAblation([(l, k)], mode, means=means if mode == "mean" else None)])
+            if post is not None:
+                w = post.weight.detach().double()
+                gain = (1 + w) if spec.offset_norm else w
+                delta = delta * _rms_scale(clean["o"], _eps(post)) * gain      # at the clean pass's scale
+                live = _norm_apply(spec, post, got["o"])                      # what renormalising would give
+                assert (update(got) - live).abs().max() > 1e-4, "frozen must differ from live on this random model"
+            close(update(got), update(clean) + delta, msg=f"{mode} ablation of ({l}, {k}): attention update")
 
 
 @pytest.mark.parametrize("tid", _params("weights"))

@@ -91,3 +91,21 @@ def test_rank_correlations_of_identical_and_reversed_rankings():
     x = torch.arange(10.0)
     assert rank_correlations(x, x)["kendall_tau"] == pytest.approx(1.0)
     assert rank_correlations(x, -x)["spearman_rho"] == pytest.approx(-1.0)
+
+
+def test_one_rounding_rule_for_k_percent_of_heads():
+    """ceil, at least one head: the top-k% sets of T-, L- and Y-artifacts all have the same size."""
+    from icl_heads.scores import n_of_percent
+    from icl_heads.yin import head_sets
+
+    assert n_of_percent(576, 2) == 12      # 11.52
+    assert n_of_percent(72, 2) == 2        # 1.44 (round() gave 1)
+    assert n_of_percent(72, 3) == 3        # 2.16
+    assert n_of_percent(100, 3) == 3       # exactly 3: no float overshoot to 4
+    assert n_of_percent(10, 0.1) == 1
+    g = torch.Generator().manual_seed(0)
+    ih, fv = torch.rand(6, 12, generator=g), torch.rand(6, 12, generator=g)
+    for pct in (1, 2, 3, 10):
+        sets = {(s["family"], s["percent"]): s["heads"] for s in head_sets(ih, fv, [pct], [0])}
+        assert set(sets[("IH", pct)]) == top_set(ih, pct) and set(sets[("FV", pct)]) == top_set(fv, pct)
+        assert len(sets[("random", pct)]) == len(top_set(ih, pct)) == n_of_percent(72, pct)

@@ -8,7 +8,8 @@ from icl_heads.model import HeadAblation, left_pad
 from icl_heads.interventions import mean_z
 from icl_heads.prompts import Prompt
 from icl_heads.scores import top_set
-from icl_heads.yin import (add_back, function_vector, head_sets, long_documents, mean_head_outputs, n_of_percent,
+from icl_heads.scores import n_of_percent
+from icl_heads.yin import (add_back, function_vector, head_sets, long_documents, mean_head_outputs,
                            ranked, token_losses, token_z_sample)
 
 

@@ -9,7 +9,7 @@ import torch
 
 from icl_heads import claims, ltv
 from icl_heads.config import job_seed
-from icl_heads.model import HeadAblation, evaluate_one, left_pad
+from icl_heads.model import ABLATION_NORM_TEXT, HeadAblation, evaluate_one, left_pad
 from icl_heads.interventions import random_heads
 from icl_heads.io import write_csv
 from icl_heads.scores import top_set
@@ -47,11 +47,11 @@ rows = [acc_row({**base, "artifact": "L3", "condition": k}, r.correct) for k, r 
 sal = ltv.head_saliency(model, sets["train_zs"], site, theta, batch_size=bs).mean(0)
 key = top_set(sal.double(), cfg["key_head_percent"])
 k = len(key)
-abl = {"LTV, key heads ablated": evaluate_one(model, ev, labels, [inj, HeadAblation(sorted(key))], batch_size=bs)}
+abl = {"LTV, key heads ablated": evaluate_one(model, ev, labels, [inj, HeadAblation(sorted(key), norm=job.params["ablation_norm"])], batch_size=bs)}
 rand = []
 for i in range(cfg["random_seeds"]):
     hs = random_heads(model.n_layers, model.n_heads, k, seed + i)
-    rand.append(evaluate_one(model, ev, labels, [inj, HeadAblation(hs)], batch_size=bs))
+    rand.append(evaluate_one(model, ev, labels, [inj, HeadAblation(hs, norm=job.params["ablation_norm"])], batch_size=bs))
     rows.append(acc_row({**base, "artifact": "L4", "condition": "LTV, random heads ablated", "random_seed": seed + i},
                         rand[-1].correct))
 rows.append(acc_row({**base, "artifact": "L4", "condition": "LTV, key heads ablated"}, abl["LTV, key heads ablated"].correct))
@@ -74,7 +74,7 @@ heads = pd.DataFrame([{"model": w["model"], "dataset": w["dataset"], "layer": l,
 heads["n"], heads["seed"] = len(sets["train_zs"]), seed
 
 prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
-                      choices={"ov_reconstruction": "theta removed; at N of every layer l' >= l the attention output gains "
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "ov_reconstruction": "theta removed; at N of every layer l' >= l the attention output gains "
                                                     "sum_k c_k W_O^k W_V^k (g * theta) / rms(resid_pre^{l'}[N]) (g: input-norm gain); "
                                                     "c_k = 1 (the paper's packed sum) in the row 'OV reconstruction (c_NN = 1)', "
                                                     "c_k = the head's attention of N on itself in the pass in '... (c_NN of the pass)'; "
@@ -84,7 +84,7 @@ prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(
                                            "mean over the training queries",
                                "ablation": "key heads = top ltv.key_head_percent% by saliency, z zeroed at every position",
                                "attn_sink": "attention from N to the first real token (BOS), mean over evaluation queries"},
-                      config_keys=["ltv.ov_attention", "ltv.key_head_percent", "ltv.random_seeds", "ltv.n_eval"])
+                      config_keys=["ltv.ov_attention", "ltv.key_head_percent", "ltv.random_seeds", "ltv.n_eval", "interventions.post_attention_norm"])
 table = pd.DataFrame(rows)
 table["random_seed"] = table["random_seed"].astype("Int64")
 write_csv(table, smk.output.table, prov)

@@ -10,7 +10,7 @@ from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
 from icl_heads.config import job_seed
 from icl_heads.interventions import ablation, mean_z, random_heads
-from icl_heads.model import evaluate
+from icl_heads.model import ABLATION_NORM_TEXT, evaluate
 from icl_heads.io import save_tensors, write_csv
 from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import top_heads
@@ -38,7 +38,7 @@ for pct in cfg["threshold_sweep"]:
     for i in range(cfg["random_seeds"] if pct == cfg["top_percent"] else cfg["sweep_random_seeds"]):
         sets[f"w/o random#{i}"] = random_heads(L, H, k, seed + i)
     for name, heads in sets.items():
-        conds[(name, float(pct), len(heads))] = [ablation(heads, mode, means)]
+        conds[(name, float(pct), len(heads))] = [ablation(heads, mode, means, norm=job.params["ablation_norm"])]
 # One clean pass per batch feeds every condition (blocks before the first ablated head are replayed).
 runs = evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T5 conditions")
 
@@ -58,9 +58,9 @@ df = pd.concat([df, summary], ignore_index=True)
 df["random_seed"] = df["random_seed"].astype("Int64")
 df["seed"] = seed
 prov = job.provenance(seed=seed, model=job.model_record(),
-                      choices={"ablation": f"{mode} ablation of z at every position", "eval_queries": "held-out (prompt set eval)",
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": "held-out (prompt set eval)",
                                "random_heads": "uniform over all heads, one draw per seed"},
-                      config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.sweep_random_seeds", "tsla.ablation"])
+                      config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.sweep_random_seeds", "tsla.ablation", "interventions.post_attention_norm"])
 write_csv(df, smk.output.table, prov)
 
 # Claims (S2) at the main threshold, paired bootstrap over queries.

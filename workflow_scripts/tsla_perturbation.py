@@ -8,7 +8,7 @@ from common_tsla import metric_rows
 from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
 from icl_heads.interventions import ablation, mean_z
-from icl_heads.model import Eval, evaluate
+from icl_heads.model import ABLATION_NORM_TEXT, Eval, evaluate
 from icl_heads.io import load_tensors, write_csv
 from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import top_heads
@@ -33,7 +33,7 @@ for pert, path in zip(cfg["perturbations"], smk.input.prompts):
     prompts, payload = read_prompts(path)
     labels = payload["label_tokens"]
     runs[pert] = evaluate(model, prompts, labels,
-                                     {"clean": [], **{name: [ablation(hs, mode, means)] for name, hs in heads.items()}},
+                                     {"clean": [], **{name: [ablation(hs, mode, means, norm=job.params["ablation_norm"])] for name, hs in heads.items()}},
                                      share="layers", batch_size=bs, progress=True, desc=pert)
 rows = []
 for pert, conds in runs.items():
@@ -41,9 +41,9 @@ for pert, conds in runs.items():
         rows += metric_rows({"model": w["model"], "dataset": w["dataset"], "perturbation": pert, "condition": cond,
                              "top_percent": pct, "ablation": mode}, res)
 prov = job.provenance(model=job.model_record(),
-                      choices={"accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
                                "tr_ratio": "argmax in the demonstrated label set"},
-                      config_keys=["tsla.top_percent", "tsla.perturbations", "tsla.ablation"])
+                      config_keys=["tsla.top_percent", "tsla.perturbations", "tsla.ablation", "interventions.post_attention_norm"])
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
 
 

@@ -6,7 +6,7 @@ import pandas as pd
 
 from icl_heads.config import job_seed
 from icl_heads.interventions import mean_z
-from icl_heads.model import evaluate
+from icl_heads.model import ABLATION_NORM_TEXT, evaluate
 from icl_heads.io import write_csv
 from icl_heads.prompts import build_prompts
 from icl_heads.tsla import score_matrix
@@ -33,7 +33,8 @@ conds, meta = {"clean": []}, {"clean": {"ablation": "none", "family": "clean", "
 for mode in acfg["modes"]:
     for i, s in enumerate(sets):
         name = condition_name(mode, s)
-        conds[name] = [ablation_for(s["heads"], mode, means, repl[i] if repl is not None else None)]
+        conds[name] = [ablation_for(s["heads"], mode, means, repl[i] if repl is not None else None,
+                                    norm=job.params["ablation_norm"])]
         meta[name] = {"ablation": mode, "family": s["family"], "percent": float(s["percent"]), "seed": s["seed"],
                       "k": s["k"], "heads": ";".join(f"{l}.{h}" for l, h in s["heads"])}
 answers = sorted({p.answer_token for p in prompts})
@@ -48,12 +49,12 @@ df["seed"] = df["seed"].astype("Int64")
 df["n"] = len(prompts)
 df["job_seed"] = seed
 prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
-                      choices={"accuracy": "argmax of the full vocabulary at N equals the answer's first token",
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "accuracy": "argmax of the full vocabulary at N equals the answer's first token",
                                "mean": "head z := its mean z over every real token of this task's 10-shot prompts, at every position",
                                "zero": "head z := 0 at every position",
                                "replace": "head z := its z at one (prompt, token) drawn at random from this task's prompts, "
                                           "one draw per condition, at every position",
                                "exclusion": f"IH_excl: top k by induction outside the top {cfg['top_percent']}% FV set; "
                                             "FV_excl: vice versa"},
-                      config_keys=["fv.n_shot", "fv.n_eval", "fv.top_percent", "fv.ablation"])
+                      config_keys=["fv.n_shot", "fv.n_eval", "fv.top_percent", "fv.ablation", "interventions.post_attention_norm"])
 write_csv(df, smk.output[0], prov)

@@ -7,7 +7,7 @@ import pandas as pd
 from icl_heads import claims
 from icl_heads.config import job_seed
 from icl_heads.errors import ConfigError
-from icl_heads.model import HeadAblation
+from icl_heads.model import ABLATION_NORM_TEXT, HeadAblation
 from icl_heads.interventions import mean_z
 from icl_heads.io import write_csv
 from icl_heads.prompts import Prompt
@@ -37,7 +37,7 @@ bs = max(1, job.config["prompts"]["batch_size"] // 4)
 pseudo = [Prompt(index=i, text="", input_ids=d.tolist(), answer="", answer_token=0) for i, d in enumerate(docs)]
 means = mean_z(model, pseudo, batch_size=bs)
 conds = [({"family": "clean", "percent": 0.0, "seed": None, "k": 0}, [])]
-conds += [({k: s[k] for k in ("family", "percent", "seed", "k")}, [HeadAblation(s["heads"], mode="mean", means=means)])
+conds += [({k: s[k] for k in ("family", "percent", "seed", "k")}, [HeadAblation(s["heads"], mode="mean", means=means, norm=job.params["ablation_norm"])])
           for s in sets]
 rows = []
 nw = 2 * win + 1
@@ -50,10 +50,10 @@ df = pd.DataFrame(rows)
 df["seed"] = df["seed"].astype("Int64")
 df["n"], df["early"], df["late"], df["window"], df["dataset"] = len(docs), early, late, win, tcfg["dataset"]
 prov = job.provenance(seed=seed, model=job.model_record(), data=data.provenance(),
-                      choices={"loss": f"cross-entropy of token t given tokens < t; mean over t in [{early}-{win}, {early}+{win}] "
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "loss": f"cross-entropy of token t given tokens < t; mean over t in [{early}-{win}, {early}+{win}] "
                                        f"minus mean over [{late}-{win}, {late}+{win}] (window 0 = the paper's single tokens)",
                                "ablation": "mean ablation: z := the head's mean z over every token of these documents"},
-                      config_keys=["fv.token_loss", "fv.ablation.percents", "fv.ablation.random_seeds", "fv.top_percent"])
+                      config_keys=["fv.token_loss", "fv.ablation.percents", "fv.ablation.random_seeds", "fv.top_percent", "interventions.post_attention_norm"])
 write_csv(df, smk.output.table, prov)
 
 # Claim: induction ablation lowers the token-loss difference more than FV ablation (paper: > 345M).

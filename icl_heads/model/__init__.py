@@ -10,9 +10,9 @@ Hugging Face module. Everything else speaks its vocabulary, TransformerLens's ho
 from .adapters import ADAPTERS, Adapter, adapter_for
 from .evaluate import Eval, evaluate, evaluate_one, length_batches
 from .hooked import Batch, HookedModel, Prefix, RunOutput, left_pad
-from .interventions import (AddAt, HeadAblation, HeadPatch, Intervention, OVReinjection, ResidAdd, RowHeadPatch,
-                            ZGrad, first_touched_layer)
+from .interventions import (ABLATION_NORM_TEXT, AddAt, HeadAblation, HeadPatch, Intervention, OVReinjection,
+                            ResidAdd, RowHeadPatch, ZGrad, first_touched_layer)
 
-__all__ = ["ADAPTERS", "Adapter", "adapter_for", "Eval", "evaluate", "evaluate_one", "length_batches", "Batch",
+__all__ = ["ABLATION_NORM_TEXT", "ADAPTERS", "Adapter", "adapter_for", "Eval", "evaluate", "evaluate_one", "length_batches", "Batch",
            "HookedModel", "Prefix", "RunOutput", "left_pad", "AddAt", "HeadAblation", "HeadPatch", "Intervention",
            "OVReinjection", "ResidAdd", "RowHeadPatch", "ZGrad", "first_touched_layer"]

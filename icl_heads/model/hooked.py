@@ -116,6 +116,17 @@ class _Pass:
     def norm_scale(self, l: int, which: str, x: torch.Tensor) -> torch.Tensor:
         return self._model.norm_scale(self._model.norm_of(l, which), x)
 
+    def norm_scale_of(self, norm, x: torch.Tensor) -> torch.Tensor:
+        return self._model.norm_scale(norm, x)
+
+    def post_attn_norm(self, l: int):
+        """The norm between layer l's W_O and the stream (Gemma 2/3, OLMo 2), or None."""
+        return self._model.post_attn_norm[l]
+
+    def attn_proj(self, l: int, z: torch.Tensor) -> torch.Tensor:
+        """W_O (+ b_O) of layer l applied to z ([..., H * d_head]) without running its hooks."""
+        return self._model.attn_proj(l, z)
+
 
 class HookedModel:
     """A causal LM from transformers with head-level reads and interventions."""
@@ -229,6 +240,13 @@ class HookedModel:
             w = w if self.adapter.o_conv1d else w.T          # -> [H * d_head, d_model]
             out.append(w.reshape(self.n_heads, self.d_head, self.d_model))
         return out
+
+    def attn_proj(self, l: int, z: torch.Tensor) -> torch.Tensor:
+        """Layer l's output projection (W_O z + b_O) as a function, bypassing the module's hooks."""
+        o = self.o_proj(l)
+        w = o.weight if self.adapter.o_conv1d else o.weight.T      # [H * d_head, d_model]
+        y = z.to(w.dtype) @ w
+        return y + o.bias if getattr(o, "bias", None) is not None else y
 
     def b_O(self, l: int) -> torch.Tensor | None:
         b = getattr(self.o_proj(l), "bias", None)

@@ -54,29 +54,57 @@ def _flat(z):
     return z.view(B, T, -1)
 
 
+ABLATION_NORMS = ("frozen", "live")
+# What each choice means, for provenance records (config key interventions.post_attention_norm).
+ABLATION_NORM_TEXT = {
+    "frozen": "head ablation in residual space: a norm between W_O and the stream (Gemma 2/3, OLMo 2) keeps its scale "
+              "from the layer's unablated output, so only the ablated heads' contributions change (no such norm: plain z "
+              "ablation)",
+    "live": "z ablation before W_O; a norm between W_O and the stream (Gemma 2/3, OLMo 2) renormalises the ablated output"}
+
+
 @dataclass
 class HeadAblation(Intervention):
     """Replace the z of the given heads at every position.
 
     mode "zero": z = 0 (the head writes nothing); "mean": z = means[l, k] (a [L, H, d_head]
     tensor of the head's mean z over a reference set); "replace": z = means[l, k] per batch row
-    ([B, L, H, d_head] or [L, H, d_head])."""
+    ([B, L, H, d_head] or [L, H, d_head]).
+
+    norm: where a norm sits between W_O and the residual stream (Gemma 2/3, OLMo 2), "frozen"
+    (the default) defines the ablation in residual space: that norm's scale stays what it is
+    on the layer's unablated attention output of this pass (in a one-layer ablation: the clean
+    pass's scale), so the head's residual-space contribution (the head outputs of `run`'s
+    "heads") is removed or replaced and every other head of the layer is left as it was.
+    "live" lets the norm renormalise the ablated output, which scales the surviving heads up
+    (by a median 1.23x on Gemma 3 270M). Families without such a norm: both are the same."""
 
     heads: Sequence[tuple[int, int]]
     mode: str = "zero"
     means: torch.Tensor | None = None
+    norm: str = "frozen"
 
     def __post_init__(self):
         if self.mode not in ("zero", "mean", "replace"):
             raise ConfigError(f"ablation mode {self.mode!r} is not one of zero, mean, replace")
         if self.mode in ("mean", "replace") and self.means is None:
             raise ConfigError(f"{self.mode} ablation needs the reference activations (means=...)")
+        if self.norm not in ABLATION_NORMS:
+            raise ConfigError(f"ablation norm {self.norm!r} is not one of {', '.join(ABLATION_NORMS)} "
+                              "(config key interventions.post_attention_norm)")
 
     def points(self, n_layers):
-        return [z_point(l) for l in sorted({l for l, _ in self.heads})]
+        layers = sorted({l for l, _ in self.heads})
+        out = [z_point(l) for l in layers]
+        if self.norm == "frozen":
+            out += [f"blocks.{l}.hook_attn_out" for l in layers]
+        return out
 
     def apply(self, point, x, run):
         l = _layer_of(point)
+        if point.endswith("hook_attn_out"):   # the post-attention norm's output: rescale to the frozen scale
+            ratio = run.state.pop(("frozen_norm", id(self), l), None)
+            return x if ratio is None else (x.float() * ratio).to(x.dtype)
         z = _heads_view(x, run)
         for ll, k in self.heads:
             if ll != l:
@@ -88,7 +116,13 @@ class HeadAblation(Intervention):
             else:
                 v = self.means[:, l, k] if self.means.dim() == 4 else self.means[l, k]
                 z[:, :, k, :] = (v[:, None, :] if v.dim() == 2 else v).to(z.device, z.dtype)
-        return _flat(z)
+        z = _flat(z)
+        norm = run.post_attn_norm(l)
+        if self.norm == "frozen" and norm is not None:
+            # the norm multiplies its input by s(.); keep s at the unablated output's value
+            before, after = run.attn_proj(l, x).float(), run.attn_proj(l, z).float()
+            run.state[("frozen_norm", id(self), l)] = run.norm_scale_of(norm, before) / run.norm_scale_of(norm, after)
+        return z
 
 
 @dataclass

@@ -49,10 +49,13 @@ DEFAULTS = {
     "lr": 1e-3,
     "warmup": 100,
     "weight_decay": 0.01,
+    "grad_clip": 0.0,
     "seed": 0,
     "threads": 1,
     "repeat_fraction": 0.5,
-    "repeat_random": 0.5,
+    "repeat_random": 1.0,
+    "repeat_len": [16, 48],
+    "repeat_warmup": 0,
     "eval_every": 100,
     "checkpoint_steps": [0, 100, 200, 400, 800, 1500],
     "corpus": {"builtin": "english_essays"},
@@ -139,38 +142,43 @@ def build_model(spec: dict, tokenizer):
 
 # ------------------------------------------------------------------ data
 class Batches:
-    """Rows of `context` tokens: BOS + a random window of the token stream, or (a share
-    `repeat_fraction` of the rows) BOS + a segment w of random length + w again + more text,
-    where w is a window of the text or (a share `repeat_random` of those rows) uniformly random
-    ordinary tokens."""
+    """Training batches. A text batch: rows of BOS + a random window of `context` - 1 tokens of
+    the token stream. A repeat batch (every step up to `repeat_warmup`, then a share
+    `repeat_fraction` of the steps): rows of BOS + w + w, w a segment of n tokens (n drawn per
+    batch from `repeat_len` = [min, max]) of uniformly random ordinary tokens or (a share
+    1 - `repeat_random` of the rows) a window of the text. Predicting the copy needs an
+    induction head; n changes from batch to batch, so no fixed-offset head can do it instead."""
 
     def __init__(self, ids: torch.Tensor, bos: int, context: int, repeat_fraction: float, generator,
-                 repeat_random: float = 0.0, vocab_ids: torch.Tensor | None = None):
+                 repeat_random: float = 1.0, vocab_ids: torch.Tensor | None = None,
+                 repeat_len: tuple[int, int] = (16, 48), repeat_warmup: int = 0):
         if len(ids) < context + 1:
             raise ConfigError(f"the corpus has {len(ids)} tokens, fewer than train.context ({context}) + 1")
+        lo, hi = (int(v) for v in repeat_len)
+        if (repeat_fraction > 0 or repeat_warmup > 0) and not (1 <= lo <= hi and 1 + 2 * hi <= context):
+            raise ConfigError(f"train.repeat_len {[lo, hi]}: need 1 <= min <= max and 1 + 2 * max <= train.context "
+                              f"({context})")
         self.ids, self.bos, self.T, self.p, self.g = ids, bos, context, repeat_fraction, generator
-        self.p_random, self.vocab = repeat_random, vocab_ids
+        self.p_random, self.vocab, self.len, self.warm = repeat_random, vocab_ids, (lo, hi), repeat_warmup
 
     def _window(self, n: int) -> torch.Tensor:
         s = int(torch.randint(len(self.ids) - n + 1, (1,), generator=self.g))
         return self.ids[s:s + n]
 
-    def row(self) -> torch.Tensor:
-        body = self.T - 1
-        if float(torch.rand((), generator=self.g)) < self.p:
-            n = int(torch.randint(8, body // 2 + 1, (1,), generator=self.g))
-            if float(torch.rand((), generator=self.g)) < self.p_random:
-                w = self.vocab[torch.randint(len(self.vocab), (n,), generator=self.g)]
-            else:
-                w = self._window(n)
-            rest = self._window(body - 2 * n)
-            toks = torch.cat([w, w, rest])
-        else:
-            toks = self._window(body)
-        return torch.cat([torch.tensor([self.bos]), toks])
+    def _segment(self, n: int) -> torch.Tensor:
+        if float(torch.rand((), generator=self.g)) < self.p_random:
+            return self.vocab[torch.randint(len(self.vocab), (n,), generator=self.g)]
+        return self._window(n)
 
-    def __call__(self, batch_size: int) -> torch.Tensor:
-        return torch.stack([self.row() for _ in range(batch_size)])
+    def __call__(self, batch_size: int, step: int | None = None) -> torch.Tensor:
+        bos = torch.tensor([self.bos])
+        draw = float(torch.rand((), generator=self.g))
+        if draw < self.p or (step is not None and step <= self.warm):
+            n = int(torch.randint(self.len[0], self.len[1] + 1, (1,), generator=self.g))
+            rows = [torch.cat([bos, w, w]) for w in (self._segment(n) for _ in range(batch_size))]
+        else:
+            rows = [torch.cat([bos, self._window(self.T - 1)]) for _ in range(batch_size)]
+        return torch.stack(rows)
 
 
 def lr_at(step: int, spec: dict) -> float:
@@ -245,13 +253,14 @@ def train_model(spec: dict, out_dir: str | Path, *, data_dir: str | Path = ".", 
         n_params = sum(p.numel() for p in model.parameters())
         g = torch.Generator().manual_seed(spec["seed"] + 1)
         batches = Batches(train_ids, tok.bos_token_id, spec["context"], spec["repeat_fraction"], g,
-                          spec["repeat_random"], ordinary_token_ids(tok, len(tok)))
+                          spec["repeat_random"], ordinary_token_ids(tok, len(tok)), spec["repeat_len"],
+                          spec["repeat_warmup"])
         held = Batches(eval_ids, tok.bos_token_id, spec["context"], 0.0, torch.Generator().manual_seed(spec["seed"] + 2))
         eval_batch = held(32)
         decay = [p for n, p in model.named_parameters() if p.dim() >= 2]
         no_decay = [p for n, p in model.named_parameters() if p.dim() < 2]
         opt = torch.optim.AdamW([{"params": decay, "weight_decay": spec["weight_decay"]},
-                                 {"params": no_decay, "weight_decay": 0.0}], lr=spec["lr"], betas=(0.9, 0.95))
+                                 {"params": no_decay, "weight_decay": 0.0}], lr=spec["lr"])
         ck_steps = sorted(set(spec["checkpoint_steps"]))
         probe = spec["induction_probe"]
         record = {"architecture": spec["architecture"], "spec": spec, "n_params": n_params, "corpus": corpus,
@@ -275,11 +284,12 @@ def train_model(spec: dict, out_dir: str | Path, *, data_dir: str | Path = ".", 
         for step in range(1, spec["steps"] + 1):
             for group in opt.param_groups:
                 group["lr"] = lr_at(step - 1, spec)
-            x = batches(spec["batch_size"])
+            x = batches(spec["batch_size"], step)
             loss = model(input_ids=x, labels=x).loss
             opt.zero_grad(set_to_none=True)
             loss.backward()
-            torch.nn.utils.clip_grad_norm_(model.parameters(), 1.0)
+            if spec["grad_clip"]:
+                torch.nn.utils.clip_grad_norm_(model.parameters(), spec["grad_clip"])
             opt.step()
             lv = loss.item()
             running = lv if running is None else 0.9 * running + 0.1 * lv
