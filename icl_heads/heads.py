@@ -12,8 +12,9 @@ from .scores import induction_score_from_pattern, induction_sequences, ordinary_
 
 
 def induction_scores(model: HookedModel, n_sequences: int, seq_len: int, batch_size: int, seed: int,
-                     progress: bool = True) -> torch.Tensor:
-    """Y1: mean attention from each repeated token to the token after its first occurrence, [L, H]."""
+                     progress: bool = True, average: str = "repeated") -> torch.Tensor:
+    """Y1: attention from each repeated token to the token after its first occurrence, [L, H]
+    (`average`: see `scores.induction_score_from_pattern`)."""
     g = torch.Generator().manual_seed(seed)
     vocab = ordinary_token_ids(model.tokenizer, min(model.cfg.vocab_size, len(model.tokenizer)))
     bos = model.tokenizer.bos_token_id
@@ -24,7 +25,8 @@ def induction_scores(model: HookedModel, n_sequences: int, seq_len: int, batch_s
         chunk = seqs[s:s + batch_size]
         out = model.run(left_pad(chunk.tolist(), model.pad_id), want=("attn_full",))
         pat = out.extras["attn_full"].double()
-        total += induction_score_from_pattern(pat, seq_len, has_bos=bos is not None) * len(chunk)
+        total += induction_score_from_pattern(pat, seq_len, has_bos=bos is not None, average=average,
+                                              tokens=chunk) * len(chunk)
     return (total / n_sequences).float()
 
 

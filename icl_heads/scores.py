@@ -61,10 +61,45 @@ def induction_sequences(n: int, seq_len: int, vocab_ids: torch.Tensor, bos: int 
     return seqs
 
 
-def induction_score_from_pattern(pattern: torch.Tensor, seq_len: int, has_bos: bool = True) -> torch.Tensor:
-    """Mean attention from each repeated token to the token after its first occurrence.
+INDUCTION_AVERAGES = ("repeated", "all_rows")
+INDUCTION_AVERAGE_TEXT = {
+    "repeated": "mean over the repeated half's query rows of the attention to the token after the earlier occurrence",
+    "all_rows": "Yin & Steinhardt's code (TransformerLens detect_head induction_head, mul): attention on every earlier "
+                "duplicate shifted by one, summed over all query rows / number of rows, mean over sequences"}
+
+
+def induction_detection_pattern(tokens: torch.Tensor) -> torch.Tensor:
+    """[B, T, T] 1 at (i, j + 1) wherever token j < i equals token i (every earlier duplicate,
+    shifted one to the right), else 0: the induction pattern of TransformerLens's
+    `head_detector`, which Yin & Steinhardt's code scores with."""
+    eq = (tokens[:, :, None] == tokens[:, None, :]).double()            # [B, i, j]
+    dup = torch.tril(eq, diagonal=-1)
+    det = torch.zeros_like(dup)
+    det[:, :, 1:] = dup[:, :, :-1]
+    return torch.tril(det)
+
+
+def induction_score_from_pattern(pattern: torch.Tensor, seq_len: int, has_bos: bool = True,
+                                 average: str = "repeated", tokens: torch.Tensor | None = None) -> torch.Tensor:
+    """Induction score of every head from attention patterns on [BOS] + r + r sequences.
+
+    average "repeated" (the default, Olsson et al.'s definition): the mean over the query rows
+    of the repeated half of the attention to the token after the row's earlier occurrence.
+    "all_rows" (Yin & Steinhardt's code: TransformerLens `detect_head(..., "induction_head")`,
+    error measure "mul"): the attention on the detection pattern (`induction_detection_pattern`
+    of `tokens`, [B, T]) summed over every query row and divided by the total attention (the
+    number of rows), then averaged over sequences; about seq_len / (2 seq_len + 1) of the
+    default on these sequences, with the same ranking.
 
     pattern: [B, L, H, T, T] (query, key). Returns [L, H]."""
+    if average == "all_rows":
+        if tokens is None:
+            raise ValueError("average='all_rows' needs the tokens (the detection pattern comes from them)")
+        det = induction_detection_pattern(tokens).to(pattern.dtype)[:, None, None]   # [B, 1, 1, T, T]
+        score = (pattern * det).sum((-1, -2)) / pattern.sum((-1, -2))
+        return score.mean(0)
+    if average != "repeated":
+        raise ValueError(f"induction average {average!r} is not one of {', '.join(INDUCTION_AVERAGES)}")
     off = 1 if has_bos else 0
     q = torch.arange(off + seq_len, off + 2 * seq_len)      # second copy
     k = q - seq_len + 1                                        # token after the earlier occurrence

@@ -5,7 +5,7 @@ rule induction_scores:
     output:
         "results/{model}/heads/induction.csv",
     params:
-        induction=lambda w: {k: config["induction"][k] for k in ("n_sequences", "seq_len")},
+        induction=lambda w: {k: config["induction"][k] for k in ("n_sequences", "seq_len", "average", "batch_size")},
     log:
         "logs/induction_scores/{model}.log",
     threads: workflow.cores

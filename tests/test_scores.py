@@ -109,3 +109,43 @@ def test_one_rounding_rule_for_k_percent_of_heads():
         sets = {(s["family"], s["percent"]): s["heads"] for s in head_sets(ih, fv, [pct], [0])}
         assert set(sets[("IH", pct)]) == top_set(ih, pct) and set(sets[("FV", pct)]) == top_set(fv, pct)
         assert len(sets[("random", pct)]) == len(top_set(ih, pct)) == n_of_percent(72, pct)
+
+
+def test_induction_average_over_all_rows_is_transformerlens_detect_head():
+    """all_rows: sum over every query row of attention on (earlier duplicate, shifted one) / rows,
+    checked against a loop written here; on a perfect induction pattern with no coincidental
+    duplicates it is seq_len / (2 seq_len + 1) while the default is 1."""
+    from icl_heads.scores import induction_score_from_pattern
+
+    n = 3
+    toks = torch.tensor([[0, 5, 6, 7, 5, 6, 7], [0, 5, 5, 8, 5, 5, 8]])   # row 2: a coincidental duplicate
+    T = toks.shape[1]
+    # a perfect induction head: the repeated half attends to the token after the earlier copy,
+    # every other row to BOS; a second "head" attends uniformly to every earlier position
+    perfect = torch.zeros(2, T, T, dtype=torch.float64)
+    perfect[:, :, 0] = 1
+    for i in range(1 + n, 1 + 2 * n):
+        perfect[:, i, 0] = 0
+        perfect[:, i, i - n + 1] = 1
+    uniform = torch.tril(torch.ones(T, T, dtype=torch.float64))
+    uniform = (uniform / uniform.sum(-1, keepdim=True)).expand(2, T, T)
+    pat = torch.stack([perfect, uniform], 1)[:, None]            # [B, L=1, H=2, T, T]
+
+    def by_loop(a, t):
+        s = 0.0
+        for i in range(T):
+            for j in range(i):
+                if t[j] == t[i] and j + 1 <= i:
+                    s += float(a[i, j + 1])
+        return s / float(a.sum())
+
+    want = torch.tensor([[sum(by_loop(pat[b, 0, h], toks[b].tolist()) for b in range(2)) / 2 for h in range(2)]],
+                        dtype=torch.float64)
+    got = induction_score_from_pattern(pat, n, average="all_rows", tokens=toks)
+    torch.testing.assert_close(got, want)
+    assert abs(float(got[0, 0]) - (3 / 7 + by_loop(perfect[1], toks[1].tolist())) / 2) < 1e-12
+    assert abs(by_loop(perfect[0], toks[0].tolist()) - n / (2 * n + 1)) < 1e-12
+    rep = induction_score_from_pattern(pat, n, average="repeated")
+    assert float(rep[0, 0]) == 1.0
+    with pytest.raises(ValueError, match="tokens"):
+        induction_score_from_pattern(pat, n, average="all_rows")
