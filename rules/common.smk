@@ -9,6 +9,13 @@ from icl_heads.config import artifact_models, checkpoint_models, trained_dir  # 
 
 _validate_config(config)
 
+# Outputs cut short (size differs from their provenance record) or with an unreadable record are
+# removed here, so this run rebuilds them (icl_heads/integrity.py; jobs check full sha256s of their inputs).
+from icl_heads.integrity import sweep as _sweep_damaged  # noqa: E402
+
+_sweep_damaged(["results", config["resources_dir"]], remove_damaged=not workflow.dryrun,
+               log=lambda m: print(m, file=sys.stderr))
+
 MODELS = list(config["run_models"])
 # Models outside run_models that run only the Paper C artifacts of their `artifacts` key (Y1, Y2, Y9).
 ART_MODELS = artifact_models(config)

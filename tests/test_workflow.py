@@ -154,6 +154,43 @@ def test_killed_run_leaves_no_complete_looking_output(tiny_workdir, test_resourc
     assert json.loads((wd / (target + ".prov.json")).read_text())["rule"] == "cache"
 
 
+def test_damaged_outputs_are_rebuilt(tiny_workdir):
+    """Fault injection on the finished tiny run: a truncated cache is found at DAG build and rebuilt
+    in the same run; a table edited in place (same size, e.g. a digit changed) is found by the job
+    that reads it, which fails naming it and removes it; the next run rebuilds it. Both come back
+    byte-identical (the run is deterministic)."""
+    import hashlib
+
+    wd = tiny_workdir
+    m = "smollm2-135m"
+    run_tiny(wd, "figures/")
+
+    def digest(rel):
+        return hashlib.sha256((wd / rel).read_bytes()).hexdigest()
+
+    cache = f"results/{m}/cache/sentiment_lexicon/score.safetensors"
+    before = digest(cache)
+    data = (wd / cache).read_bytes()
+    (wd / cache).write_bytes(data[: len(data) // 3])
+    proc = run_tiny(wd, "figures/")
+    assert "damaged output" in proc.stderr and cache in proc.stderr
+    assert digest(cache) == before
+
+    table = f"results/{m}/tsla/scores/sentiment_lexicon.csv"
+    before = digest(table)
+    text = (wd / table).read_text()
+    i = next(j for j in range(len(text) - 1, 0, -1) if text[j].isdigit())
+    (wd / table).write_text(text[:i] + str((int(text[i]) + 1) % 10) + text[i + 1:])
+    (wd / f"results/{m}/tsla/overlap.csv").unlink()
+    proc = run_tiny(wd, f"results/{m}/tsla/overlap.csv", check=False)
+    assert proc.returncode != 0
+    assert "damaged file" in proc.stdout + proc.stderr and table in proc.stdout + proc.stderr
+    assert not (wd / table).exists()
+    run_tiny(wd, "figures/")
+    assert digest(table) == before
+    assert "Nothing to be done" in (lambda p: p.stdout + p.stderr)(run_tiny(wd, "figures/", "-n"))
+
+
 def test_tsla_ablation_and_steering_on_sst2_from_the_shared_data(tmp_path, test_resources):
     """T5 and T7 end to end on SST-2 read from ../shared/data, a few queries, SmolLM2."""
     if not (SHARED_DATA / "sst2").is_dir():

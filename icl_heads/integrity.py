@@ -1,0 +1,126 @@
+"""Damaged workflow files are detected, not trusted.
+
+Every output written by `icl_heads.io` has a provenance sidecar (`X.prov.json`) holding the
+sha256 of the file as written. `check(path)` compares a file with that record (and, where a
+file has none, decodes it fully: JSON, safetensors headers). A rule script checks its inputs
+before it does any work (`workflow_scripts/common.Job`); a damaged input is removed together with
+its sidecar, so that the next run of the same snakemake command plans its producing rule again
+and rebuilds it, and the job fails with a message that names the file and says so.
+"""
+from __future__ import annotations
+
+import json
+import struct
+from pathlib import Path
+
+from .provenance import sha256_file, sidecar
+
+
+class DamagedFile(RuntimeError):
+    """A workflow file that does not match its provenance record or does not decode."""
+
+    def __init__(self, path, why: str, removed: bool = False):
+        self.path, self.why, self.removed = Path(path), why, removed
+        fix = ("it has been removed with its provenance record: run the same snakemake command again and it is rebuilt"
+               if removed else "delete it (and its .prov.json) and run the same snakemake command again to rebuild it")
+        super().__init__(f"damaged file {path}: {why}; {fix}")
+
+
+def _decode(path: Path) -> str | None:
+    """Why `path` does not decode as its type, or None (types without a cheap full check pass)."""
+    suffix = path.suffix
+    try:
+        if suffix == ".json":
+            json.loads(path.read_text())
+        elif suffix == ".safetensors":
+            size = path.stat().st_size
+            with open(path, "rb") as f:
+                head = f.read(8)
+                if len(head) < 8:
+                    return "shorter than a safetensors header"
+                n = struct.unpack("<Q", head)[0]
+                if n > size - 8:
+                    return "truncated (the header is longer than the file)"
+                header = json.loads(f.read(n))
+            end = max([v["data_offsets"][1] for k, v in header.items() if k != "__metadata__"] or [0])
+            if 8 + n + end != size:
+                return f"truncated or padded: {size} bytes, the header describes {8 + n + end}"
+    except (ValueError, UnicodeDecodeError, KeyError, TypeError) as e:
+        return f"does not decode as {suffix[1:]} ({type(e).__name__}: {e})"
+    return None
+
+
+def check(path: str | Path) -> str | None:
+    """Why the file at `path` is damaged, or None when it matches its sidecar's sha256 (or, with
+    no sidecar, decodes). A missing file is not checked here (Snakemake reports it)."""
+    path = Path(path)
+    if not path.is_file():
+        return None
+    sc = sidecar(path)
+    if sc.is_file():
+        try:
+            rec = json.loads(sc.read_text())
+        except (ValueError, UnicodeDecodeError) as e:
+            return f"its provenance record {sc} does not decode ({e})"
+        want = rec.get("sha256") if isinstance(rec, dict) else None
+        if want:
+            got = sha256_file(path)
+            if got != want:
+                return f"sha256 {got[:12]}... differs from the {want[:12]}... its provenance record holds (truncated or edited)"
+            return None
+    return _decode(path)
+
+
+def remove(path: str | Path):
+    """Remove a damaged file and its sidecar, so that Snakemake plans its rule again."""
+    path = Path(path)
+    for p in (path, sidecar(path)):
+        if p.is_file():
+            p.unlink()
+
+
+def verify_inputs(paths, heal: bool = True):
+    """Check every path; on the first damaged one remove it (heal) and raise DamagedFile."""
+    for p in paths:
+        why = check(p)
+        if why is not None:
+            if heal:
+                remove(p)
+            raise DamagedFile(p, why, removed=heal)
+
+
+def sweep(roots, remove_damaged: bool = True, log=print) -> list[Path]:
+    """At DAG build: every output under `roots` whose size differs from the `bytes` its sidecar
+    recorded (a truncated or cut file), or whose sidecar does not decode, is removed with its
+    sidecar (unless remove_damaged is False, e.g. in a dry run), so that this very run plans its
+    rule again. Cheap: one stat and one small JSON read per output; the full sha256 check happens
+    when a job reads its inputs (`verify_inputs`). Returns the damaged paths."""
+    bad = []
+    for root in roots:
+        root = Path(root)
+        if not root.is_dir():
+            continue
+        for sc in root.rglob("*.prov.json"):
+            if sc.name.startswith("."):
+                continue
+            path = sc.with_name(sc.name[: -len(".prov.json")])
+            try:
+                rec = json.loads(sc.read_text())
+                want = rec.get("bytes") if isinstance(rec, dict) else None
+            except (ValueError, UnicodeDecodeError, OSError):
+                want, rec = None, None
+            if rec is None:
+                why = f"its provenance record {sc} does not decode"
+            elif want is not None and path.is_file() and path.stat().st_size != want:
+                why = f"{path.stat().st_size} bytes, its provenance record says {want} (truncated or cut)"
+            else:
+                continue
+            bad.append(path)
+            if remove_damaged:
+                remove(path)
+                if sc.is_file():
+                    sc.unlink()
+                log(f"damaged output {path}: {why}; removed, this run rebuilds it")
+            else:
+                log(f"damaged output {path}: {why}; a real run removes and rebuilds it")
+    return bad
