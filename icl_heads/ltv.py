@@ -1,8 +1,8 @@
 """Paper B, learned task vectors (LTV): a vector theta per (layer, position) added to
 resid_pre of a zero-shot query, trained with the model frozen; the extracted baselines
-(Vanilla TV, FV) injected the same way; and the mechanism probes (OV-circuit and MLP-path
-reconstructions, first-order head saliency, the linear propagation map and its polar
-decomposition).
+(Vanilla TV, FV) injected the same way; and the mechanism probes (L3: the packed OV vector
+theta_OV injected once in place of theta, the MLP path, and a path-patching OV control;
+first-order head saliency, the linear propagation map and its polar decomposition).
 
 Positions: a negative p counts from the query's final token (-1 = N); p >= 0 is the p-th
 token of the prompt (0 = the first real token, BOS where the tokenizer adds one). A
@@ -294,11 +294,26 @@ def fv_theta(head_means: torch.Tensor, heads, site_: Site) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------ L3: OV and MLP paths
+# Two different things are called "OV" here, and only the first is the paper's L3:
+# - the packed OV vector theta_OV (packed_ov, PackedOV): theta's effect through the OV circuit
+#   of every head that reads it, summed into ONE residual vector ("formally isomorphic to a
+#   function vector") and injected ONCE at the LTV's site in place of theta;
+# - a path-patching control (ov_reconstruction, OVReinjection): theta removed, and at N of
+#   every later layer each head's OV term re-enters that layer's attention output directly.
+OV_ATTENTION = ("one", "actual")
+
+
+def _check_attention(attention: str):
+    if attention not in OV_ATTENTION:
+        raise ConfigError(f"ltv.ov_attention={attention!r}: use one of {OV_ATTENTION}")
+
+
 def ov_terms(model: HookedModel, theta: torch.Tensor, layer: int, per_head: bool = False) -> torch.Tensor:
-    """[L, d]: row l' >= layer is sum_k W_O^{l',k} W_V^{l',k} (g_{l'} * theta), the packed OV
-    effect of theta on the heads of layer l' (g = the input norm's linear part; the norm's 1/rms
-    and the attention weight c_NN are left out here, as in the paper's packed sum); rows
-    before `layer` are 0. per_head: [L, H, d], the term of each head before the sum."""
+    """[L, d]: row l' >= layer is sum_k W_O^{l',k} W_V^{l',k} norm_linear_{l'}(theta), theta's
+    OV term through the heads of layer l' (norm_linear = the attention-input norm's linear part
+    at unit scale: gain * theta, or gain * (theta - mean theta) for LayerNorm; the norm's 1/rms
+    and the attention weight c_NN are not in it, b_V is not either: it does not depend on
+    theta); rows before `layer` are 0. per_head: [L, H, d], the term of each head before the sum."""
     out = torch.zeros(model.n_layers, model.n_heads, model.d_model)
     theta = theta.detach().float().cpu()
     for l in range(layer, model.n_layers):
@@ -309,21 +324,120 @@ def ov_terms(model: HookedModel, theta: torch.Tensor, layer: int, per_head: bool
     return out if per_head else out.sum(1)
 
 
-OV_ATTENTION = ("one", "actual")
+@torch.no_grad()
+def packed_ov(model: HookedModel, site_: Site, theta: torch.Tensor, batch, query_end: int = -1,
+              attention: str = "one") -> torch.Tensor:
+    """The packed OV vector of every row of `batch`: [B, n_layers_of_site, n_positions, d].
+
+    For site layer l and position p (column j of the row), with h_{l'} = resid_pre of layer l'
+    at column j in the CLEAN pass of this row (no theta):
+
+        theta_OV = sum_{l' >= l} P_{l'}( s_{l'} * sum_k c_k W_O^{l',k} W_V^{l',k} norm_linear_{l'}(theta) )
+
+    - norm_linear_{l'} (g): the linear part of layer l''s attention-input norm (the model
+      layer's `norm_linear`): gain * x for RMSNorm (gain 1 + w where the family stores w - 1),
+      gain * (x - mean x) for LayerNorm (GPT-2, NeoX);
+    - s_{l'} = 1 / rms_{l'}: the scale that same norm applies to h_{l'} (`norm_scale`: 1/rms,
+      1/std for LayerNorm, 1 without a norm), PER QUERY (this row's own clean pass), not a mean
+      over queries; it is what the norm would divide theta by if theta were a small addition to
+      h_{l'};
+    - c_k: 1 for every head (attention='one', the paper's packed sum) or head k's attention of
+      column j on itself in the clean pass (attention='actual', needs eager attention);
+    - P_{l'}: identity, or where a norm sits between W_O and the stream (Gemma 2/3, OLMo 2) that
+      norm linearised at the clean pass's scale of the attention output at column j (as
+      `HookedModel.head_outputs_from` does for head outputs).
+    Rows' columns outside their real tokens get 0 (as `injection` skips them)."""
+    _check_attention(attention)
+    T = batch.input_ids.shape[1]
+    cols, valid = _columns(batch, site_.positions, query_end % T)
+    B, P = cols.shape
+    first = min(site_.layers)
+    layers = list(range(first, model.n_layers))
+    post = {l for l in layers if model.post_attn_norm[l] is not None}
+    hooks = {f"blocks.{l}.hook_resid_pre": "all" for l in layers}
+    hooks.update({f"blocks.{l}.attn.o.hook_out": "all" for l in post})
+    want = ("attn_full",) if attention == "actual" else ()
+    out = model.run(batch, want=want, hooks=hooks)
+    rows = torch.arange(B)[:, None].expand(B, P)
+
+    def at_cols(x):  # [B, T, d] -> [B, P, d]
+        return x.float()[rows, cols]
+
+    # the OV terms of theta[i, j] through each head of every layer: [n_site_layers, P, L, H, d]
+    th = theta.detach().float().cpu()
+    terms = torch.stack([torch.stack([ov_terms(model, th[i, j], l0, per_head=True) for j in range(P)])
+                         for i, l0 in enumerate(site_.layers)])
+    res = torch.zeros(B, len(site_.layers), P, model.d_model)
+    for l in layers:
+        s_in = model.norm_scale(model.norm_of(l, "attn"), at_cols(out.hooks[f"blocks.{l}.hook_resid_pre"]))  # [B, P, 1]
+        if attention == "actual":
+            pat = out.extras["attn_full"][:, l].float()                              # [B, H, T, T]
+            c = pat[rows[..., None], torch.arange(model.n_heads)[None, None, :], cols[..., None], cols[..., None]]  # [B, P, H]
+            v = torch.einsum("bph,iphm->bipm", c, terms[:, :, l])
+        else:
+            v = terms[:, :, l].sum(2)[None].expand(B, -1, -1, -1)                  # [B, i, P, d]
+        v = v * s_in[:, None]
+        if l in post:
+            norm = model.post_attn_norm[l]
+            s_post = model.norm_scale(norm, at_cols(out.hooks[f"blocks.{l}.attn.o.hook_out"]))  # [B, P, 1]
+            v = model.norm_linear(norm, v) * s_post[:, None]
+        for i, l0 in enumerate(site_.layers):
+            if l >= l0:
+                res[:, i] += v[:, i]
+    return res * valid[:, None, :, None]
 
 
+def random_direction(shape, seed: int) -> torch.Tensor:
+    """Unit vectors (normalised over the last axis) of a standard normal draw seeded with `seed`."""
+    g = torch.Generator().manual_seed(int(seed) % 2**63)
+    v = torch.randn(*shape, generator=g)
+    return v / v.norm(dim=-1, keepdim=True)
 
-OV_ATTENTION = ("one", "actual")
+
+@dataclass
+class PackedOV:
+    """L3 as in the paper: theta is replaced by its packed OV vector (`packed_ov`, per query)
+    added ONCE at theta's own site (resid_pre of site.layers at site.positions, through
+    `injection`). With `direction` ([n_layers_of_site, n_positions, d] unit vectors), the
+    control with the same norm per query and that fixed direction instead (norm-matched random
+    direction). An item of an evaluation condition, like `Injection`."""
+
+    site: Site
+    theta: torch.Tensor
+    attention: str = "one"
+    direction: torch.Tensor | None = None
+
+    def vectors(self, model, batch) -> torch.Tensor:
+        v = packed_ov(model, self.site, self.theta, batch, -1, self.attention)
+        if self.direction is not None:
+            v = v.norm(dim=-1, keepdim=True) * self.direction.float()[None]
+        return v
+
+    def first_column(self, batch) -> int:
+        return first_column(batch, self.site)
+
+    def resolve(self, model, batch, start):
+        return injection(model, self.site, self.vectors(model, batch), batch, -1, start)
+
+
+def packed_ov_norms(model: HookedModel, prompts: list[Prompt], item: PackedOV, batch_size: int = 16) -> torch.Tensor:
+    """[n_prompts, n_layers_of_site, n_positions] the norm of `item`'s vector for each prompt."""
+    out = torch.zeros(len(prompts), len(item.site.layers), len(item.site.positions))
+    for idx in length_batches(prompts, batch_size):
+        b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
+        out[torch.tensor(idx)] = item.vectors(model, b).norm(dim=-1)
+    return out
 
 
 def ov_reconstruction(terms: torch.Tensor, first_layer: int, attention: str = "one") -> OVReinjection:
-    """Theta's effect through the heads' OV circuits only, at N of each layer l' >= first_layer:
-    attention='one' adds terms[l'] ([L, d], ov_terms) / rms(resid_pre^{l'}[N]) to the attention
-    output, every c_NN taken as 1 (the paper's packed sum); attention='actual' adds
+    """CONTROL (path patching), not the paper's L3 (that is `PackedOV`): theta is removed and
+    reaches only the values at N, at every layer l' >= first_layer, at full strength:
+    attention='one' adds terms[l'] ([L, d], ov_terms) / rms(resid_pre^{l'}[N]) to layer l''s
+    attention output, every c_NN taken as 1; attention='actual' adds
     sum_k c_NN^{l',k} terms[l', k] ([L, H, d], ov_terms(per_head=True)) / rms, with c_NN the
-    attention of N on itself in the current pass (needs eager attention)."""
-    if attention not in OV_ATTENTION:
-        raise ConfigError(f"ltv.ov_attention={attention!r}: use one of {OV_ATTENTION}")
+    attention of N on itself in the current pass (needs eager attention). Nothing is injected
+    into the residual stream at the site, so later layers never see the earlier terms as input."""
+    _check_attention(attention)
     if attention == "actual":
         if terms.dim() != 3:
             raise ValueError("attention='actual' needs per-head terms [L, H, d] (ov_terms(per_head=True))")

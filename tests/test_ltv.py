@@ -3,7 +3,6 @@ each against an answer known independently of the code under test."""
 from __future__ import annotations
 
 
-import numpy as np
 import pytest
 import torch
 
@@ -319,3 +318,169 @@ def test_ltv_trains_on_sst2_with_smollm2(shared_data, test_resources, tmp_path):
         {"ltv": (site, theta), "vanilla": (site, ltv.vanilla_theta(r_icl, r_zs, site)), "zs": (None, None)}), share="columns")
     assert all(len(r.correct) == 8 for r in res.values())
     assert heads.shape == (model.n_layers, model.n_heads, model.d_model)
+
+
+# ------------------------------------------------------------------ L3: the packed OV vector
+# Hand-set tiny models (3 layers, d = 4, 2 heads of d_head 2): head k's W_V reads dims 2k, 2k+1
+# unchanged and W_O writes them back times a_l, so sum_k W_O^k W_V^k x = a_l * x, and head k
+# alone gives a_l * x on its own two dims. With the attention-input norm's gain g_l, the packed
+# vector of theta injected at layer 1 is, in closed form (RMSNorm),
+#     theta_OV = sum_{l' in {1, 2}} a_{l'} * g_{l'} * theta / rms(h_{l'})
+# (LayerNorm: theta - mean(theta) and the std of h instead of its rms), h_{l'} = resid_pre of
+# layer l' at the column in the clean pass, read here by hooks on the Hugging Face modules.
+A = [torch.tensor([1.0, 2.0, -1.0, 0.5]) * (l + 1) for l in range(3)]
+G = [torch.tensor([0.5, 1.5, 1.0, 2.0]) + 0.25 * l for l in range(3)]
+GP = [torch.tensor([1.2, 0.7, 1.1, 0.9]) + 0.1 * l for l in range(3)]   # Gemma's post-attention norm gain
+
+
+def _hand_model(family, tokenizer):
+    from icl_heads.model import HookedModel
+
+    torch.manual_seed(5)
+    if family == "llama":
+        from transformers import LlamaConfig, LlamaForCausalLM
+        m = LlamaForCausalLM(LlamaConfig(vocab_size=64, hidden_size=4, intermediate_size=8, num_hidden_layers=3,
+                                         num_attention_heads=2, num_key_value_heads=2, max_position_embeddings=128,
+                                         attn_implementation="eager", tie_word_embeddings=False))
+    elif family == "gemma":
+        from transformers import Gemma3ForCausalLM, Gemma3TextConfig
+        m = Gemma3ForCausalLM(Gemma3TextConfig(vocab_size=64, hidden_size=4, intermediate_size=8, num_hidden_layers=3,
+                                               num_attention_heads=2, num_key_value_heads=2, head_dim=2,
+                                               max_position_embeddings=128, sliding_window=16, query_pre_attn_scalar=2,
+                                               layer_types=["full_attention"] * 3, attn_implementation="eager"))
+    else:
+        from transformers import GPT2Config, GPT2LMHeadModel
+        m = GPT2LMHeadModel(GPT2Config(vocab_size=64, n_embd=4, n_layer=3, n_head=2, n_positions=128,
+                                       attn_implementation="eager", tie_word_embeddings=False))
+    m.eval()
+    with torch.no_grad():
+        for l in range(3):
+            if family == "gpt2":
+                blk = m.transformer.h[l]
+                blk.attn.c_attn.weight[:, 8:12] = torch.eye(4)        # Conv1D [d, 3d]: columns q | k | v
+                blk.attn.c_proj.weight.copy_(torch.diag(A[l]))
+                blk.ln_1.weight.copy_(G[l])
+                blk.ln_1.bias.uniform_(-0.3, 0.3)
+            else:
+                blk = m.model.layers[l]
+                blk.self_attn.v_proj.weight.copy_(torch.eye(4))
+                blk.self_attn.o_proj.weight.copy_(torch.diag(A[l]))
+                if family == "gemma":                                  # Gemma's norms multiply by 1 + w
+                    blk.input_layernorm.weight.copy_(G[l] - 1)
+                    blk.post_attention_layernorm.weight.copy_(GP[l] - 1)
+                else:
+                    blk.input_layernorm.weight.copy_(G[l])
+    return m, HookedModel(m, tokenizer, name=f"hand-{family}")
+
+
+def _hand_reads(hf, family, batch):
+    """Clean pass: resid_pre of every layer (all columns), the post-attention norm's input
+    (Gemma) and every attention pattern, by hooks and outputs of the Hugging Face modules."""
+    blocks = hf.transformer.h if family == "gpt2" else hf.model.layers
+    resid, post = {}, {}
+    hs = [b.register_forward_pre_hook(lambda mod, a, k, l=l: resid.__setitem__(l, (a[0] if a else k["hidden_states"]).detach().clone()),
+                                      with_kwargs=True) for l, b in enumerate(blocks)]
+    if family == "gemma":
+        hs += [b.post_attention_layernorm.register_forward_pre_hook(lambda mod, a, l=l: post.__setitem__(l, a[0].detach().clone()))
+               for l, b in enumerate(blocks)]
+    try:
+        with torch.no_grad():
+            out = hf(input_ids=batch.input_ids, attention_mask=batch.attention_mask, position_ids=batch.position_ids,
+                     output_attentions=True)
+    finally:
+        for h in hs:
+            h.remove()
+    return resid, post, out.attentions
+
+
+def _closed_form(family, resid, post, theta, col, c=None, eps=1e-6):
+    """theta_OV by the formula in the comment above, for every row at column `col` ([B] or an int);
+    c: [3][B, H] attention of the column on itself per layer and head (None: c = 1)."""
+    B = resid[0].shape[0]
+    cols = torch.as_tensor(col).expand(B)
+    rows = torch.arange(B)
+    th = theta - theta.mean() if family == "gpt2" else theta
+    out = torch.zeros(B, 4)
+    for l in (1, 2):
+        h = resid[l][rows, cols]
+        scale = (h.var(-1, unbiased=False, keepdim=True) + eps).rsqrt() if family == "gpt2" else \
+            (h.pow(2).mean(-1, keepdim=True) + eps).rsqrt()
+        weight = torch.ones(B, 4) if c is None else c[l][:, [0, 0, 1, 1]]      # head k owns dims 2k, 2k+1
+        v = weight * A[l] * G[l] * th * scale
+        if family == "gemma":
+            o = post[l][rows, cols]
+            v = v * GP[l] * (o.pow(2).mean(-1, keepdim=True) + eps).rsqrt()
+        out += v
+    return out
+
+
+@pytest.mark.parametrize("family", ["llama", "gpt2", "gemma"])
+def test_packed_ov_vector_has_the_hand_computed_closed_form(family, tokenizer):
+    """Per query and per position (N and N-1), c_NN = 1: the closed form above; LayerNorm
+    (GPT-2) centres theta and divides by the std, Gemma's post-attention norm multiplies by its
+    gain / rms of the clean attention output; layer 0 (before the site) contributes nothing."""
+    hf, m = _hand_model(family, tokenizer)
+    ps = _prompts(tokenizer, TEXTS, ANSWERS)
+    b = left_pad([p.input_ids for p in ps], m.pad_id)
+    T = b.input_ids.shape[1]
+    theta = torch.tensor([[[0.3, -1.2, 0.8, 2.0], [1.0, 0.4, -0.6, -0.2]]])       # site layer 1, positions -1, -2
+    site = ltv.Site((1,), (-1, -2))
+    got = ltv.packed_ov(m, site, theta, b)
+    assert got.shape == (len(ps), 1, 2, 4)
+    resid, post, _ = _hand_reads(hf, family, b)
+    eps = 1e-5 if family == "gpt2" else 1e-6
+    for j, p in enumerate(site.positions):
+        want = _closed_form(family, resid, post, theta[0, j], T + p, eps=eps)
+        assert torch.allclose(got[:, 0, j], want, atol=1e-5), (family, p)
+    # per query: the rows' vectors differ (different clean residuals), not one mean vector
+    assert not torch.allclose(got[0, 0, 0], got[1, 0, 0], atol=1e-3)
+
+
+def test_packed_ov_vector_with_actual_attention_weights_each_head_by_its_c_NN(tokenizer):
+    hf, m = _hand_model("llama", tokenizer)
+    ps = _prompts(tokenizer, TEXTS, ANSWERS)
+    b = left_pad([p.input_ids for p in ps], m.pad_id)
+    theta = torch.tensor([[[0.3, -1.2, 0.8, 2.0]]])
+    resid, post, att = _hand_reads(hf, "llama", b)
+    c = [a[:, :, -1, -1] for a in att]                                  # [B, H]: N on itself
+    assert float(c[1].max()) < 0.99                                      # c_NN < 1 matters
+    got = ltv.packed_ov(m, ltv.Site((1,), (-1,)), theta, b, attention="actual")
+    want = _closed_form("llama", resid, post, theta[0, 0], -1, c=c)
+    assert torch.allclose(got[:, 0, 0], want, atol=1e-5)
+    with pytest.raises(Exception, match="ov_attention"):
+        ltv.packed_ov(m, ltv.Site((1,), (-1,)), theta, b, attention="ones")
+
+
+@pytest.mark.parametrize("family", ["llama", "gemma"])
+def test_packed_ov_is_injected_once_at_the_site_in_place_of_theta(family, tokenizer):
+    """A condition [PackedOV(site, theta)] gives the same logits and p(answer) as ResidAdd of
+    the closed-form vector at resid_pre of the site layer at N only (not theta, and nothing at
+    the later layers); the norm-matched random direction has that norm per query."""
+    from icl_heads.model import ResidAdd
+
+    hf, m = _hand_model(family, tokenizer)
+    ps = _prompts(tokenizer, TEXTS, ANSWERS)
+    b = left_pad([p.input_ids for p in ps], m.pad_id)
+    theta = torch.tensor([[[0.3, -1.2, 0.8, 2.0]]]) * 3
+    site = ltv.Site((1,), (-1,))
+    resid, post, _ = _hand_reads(hf, family, b)
+    want = _closed_form(family, resid, post, theta[0, 0], -1)
+    item = ltv.PackedOV(site, theta)
+    ref = m.run(b, ivs=[ResidAdd(1, want, (-1,))]).logits
+    assert torch.allclose(m.run(b, ivs=item.resolve(m, b, 0)).logits, ref, atol=1e-5)
+    assert not torch.allclose(ref, m.run(b).logits, atol=1e-3)                        # it does something
+    assert not torch.allclose(ref, m.run(b, ivs=[ResidAdd(1, theta[0, 0], (-1,))]).logits, atol=1e-3)   # not theta
+    twice = [ResidAdd(1, want, (-1,)), ResidAdd(2, want, (-1,))]
+    assert not torch.allclose(ref, m.run(b, ivs=twice).logits, atol=1e-3)             # once matters
+    # through the evaluation loop (length batches, shared prefix)
+    ev = evaluate(m, ps, None, {"ov": [item]}, share="columns", batch_size=3)["ov"]
+    one_row = [evaluate_one(m, [p], None, [ResidAdd(1, want[r], (-1,))]) for r, p in enumerate(ps)]
+    assert torch.allclose(ev.p_answer, torch.cat([e.p_answer for e in one_row]), atol=1e-5)
+    # norm-matched random direction: norm of theta_OV per query, the fixed direction
+    u = ltv.random_direction((1, 1, 4), seed=11)
+    assert torch.allclose(u, ltv.random_direction((1, 1, 4), seed=11))
+    assert torch.allclose(u.norm(dim=-1), torch.ones(1, 1))
+    rnd = ltv.PackedOV(site, theta, direction=u).vectors(m, b)[:, 0, 0]
+    assert torch.allclose(rnd, want.norm(dim=-1, keepdim=True) * u[0, 0], atol=1e-5)
+    norms = ltv.packed_ov_norms(m, ps, item, batch_size=3)[:, 0, 0]
+    assert torch.allclose(norms, want.norm(dim=-1), atol=1e-5)

@@ -1,9 +1,9 @@
-"""Rule ltv_mechanism (L3, L4, F5 data) on the baseline LTV of one dataset: OV-circuit and
-MLP-path reconstructions, head saliency, ablation of the key heads vs random heads, and the
-attention-sink share of key heads."""
+"""Rule ltv_mechanism (L3, L4, F5 data) on the baseline LTV of one dataset: L3 = full LTV vs
+the packed OV vector theta_OV injected once in place of theta vs a norm-matched random direction
+vs the MLP path vs zero-shot (plus two labelled path-patching OV controls); head saliency,
+ablation of the key heads vs random heads, and the attention-sink share of key heads."""
 from common import Job  # noqa: I001
 
-import numpy as np
 import pandas as pd
 import torch
 
@@ -13,7 +13,6 @@ from icl_heads.model import ABLATION_NORM_TEXT, HeadAblation, evaluate_one, left
 from icl_heads.interventions import random_heads
 from icl_heads.io import write_csv
 from icl_heads.scores import top_set
-from icl_heads.stats import paired_bootstrap
 from ltv_common import acc_row, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
@@ -29,19 +28,32 @@ th = theta[0, 0]
 ev = sets["eval_zs"]
 base = {"model": w["model"], "dataset": w["dataset"], "layer": layer, "seed": seed}
 
-# L3
-# Both readings of the packed OV sum are evaluated; ltv.ov_attention names the one the claims use.
-terms = ltv.ov_terms(model, th, layer, per_head=True)
-ov = {a: evaluate_one(model, ev, labels, [ltv.ov_reconstruction(terms, layer, a)], batch_size=bs)
-      for a in ltv.OV_ATTENTION}
-OV_NAME = {"one": "OV reconstruction (c_NN = 1)", "actual": "OV reconstruction (c_NN of the pass)"}
+# L3 as in the paper: theta is replaced by its packed OV vector theta_OV (one vector, "formally
+# isomorphic to a function vector", per query) injected ONCE at the LTV's own site; next to it full
+# LTV, a random direction with theta_OV's norm, the MLP path and zero-shot. The two "control:" rows
+# are a different, path-patching experiment (theta removed; its OV term re-enters the attention
+# output at N of every later layer at full strength), kept as labelled controls; no claim uses them.
+ov_att = cfg["ov_attention"]
 inj = ltv.Injection(site, theta)
+packed = ltv.PackedOV(site, theta, ov_att)
+rnd_seed = seed
+random_ov = ltv.PackedOV(site, theta, ov_att, direction=ltv.random_direction(theta.shape, rnd_seed))
+OV, RND = "OV reconstruction: packed theta_OV at the LTV site", "random direction, norm of theta_OV"
+CONTROL = {"one": "control: theta to V at N of every layer (c_NN = 1)",
+           "actual": "control: theta to V at N of every layer (c_NN of the pass)"}
+terms = ltv.ov_terms(model, th, layer, per_head=True)
 runs = {"full LTV": evaluate_one(model, ev, labels, [inj], batch_size=bs),
-        "OV reconstruction": ov[cfg["ov_attention"]],
-        **{OV_NAME[a]: r for a, r in ov.items()},
+        OV: evaluate_one(model, ev, labels, [packed], batch_size=bs),
+        RND: evaluate_one(model, ev, labels, [random_ov], batch_size=bs),
         "MLP path only": evaluate_one(model, ev, labels, ltv.mlp_path(model, th, layer), batch_size=bs),
-        "zero-shot": evaluate_one(model, ev, labels, [], batch_size=bs)}
-rows = [acc_row({**base, "artifact": "L3", "condition": k}, r.correct) for k, r in runs.items()]
+        "zero-shot": evaluate_one(model, ev, labels, [], batch_size=bs),
+        **{CONTROL[a]: evaluate_one(model, ev, labels, [ltv.ov_reconstruction(terms, layer, a)], batch_size=bs)
+           for a in ltv.OV_ATTENTION}}
+ov_norm = float(ltv.packed_ov_norms(model, ev, packed, batch_size=bs).mean())
+norms = {"full LTV": float(theta.norm()), OV: ov_norm, RND: ov_norm, "MLP path only": float(th.norm())}
+rows = [acc_row({**base, "artifact": "L3", "condition": k, "p_answer": float(r.p_answer.mean()),
+                 "vector_norm": norms.get(k, float("nan"))}, r.correct) for k, r in runs.items()]
+job.log.info("L3 %s", {k: (float(r.correct.mean()), float(r.p_answer.mean())) for k, r in runs.items()})
 
 # L4: saliency on the training queries selects the key heads; ablations run on the evaluation queries
 sal = ltv.head_saliency(model, sets["train_zs"], site, theta, batch_size=bs).mean(0)
@@ -74,11 +86,21 @@ heads = pd.DataFrame([{"model": w["model"], "dataset": w["dataset"], "layer": l,
 heads["n"], heads["seed"] = len(sets["train_zs"]), seed
 
 prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
-                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "ov_reconstruction": "theta removed; at N of every layer l' >= l the attention output gains "
-                                                    "sum_k c_k W_O^k W_V^k (g * theta) / rms(resid_pre^{l'}[N]) (g: input-norm gain); "
-                                                    "c_k = 1 (the paper's packed sum) in the row 'OV reconstruction (c_NN = 1)', "
-                                                    "c_k = the head's attention of N on itself in the pass in '... (c_NN of the pass)'; "
-                                                    f"the row 'OV reconstruction' and the claims use ltv.ov_attention={cfg['ov_attention']!r}",
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "ov_reconstruction": f"row {OV!r} (the paper's L3; the claims use it): theta replaced by ONE vector "
+                                                    "theta_OV = sum_{l' >= l} P_l'( sum_k c_k W_O^{l',k} W_V^{l',k} (g_l' * theta) / rms_l' ), "
+                                                    "added once at theta's own site (resid_pre of layer l at N) through the LTV injection; "
+                                                    "g_l' = layer l''s attention-input norm gain (LayerNorm: applied to the centred theta), "
+                                                    "rms_l' = that norm's scale (1/rms; 1/std for LayerNorm) of resid_pre^{l'} at N in the "
+                                                    "clean pass of the same query (per query, not a mean over queries); P_l' = identity, or "
+                                                    "the post-attention norm (Gemma 2/3, OLMo 2) linearised at the clean pass's scale; "
+                                                    f"c_k = {'1 (the paper packed sum)' if ov_att == 'one' else 'head k attention of N on itself in the clean pass'} "
+                                                    f"(ltv.ov_attention={ov_att!r})",
+                               "random_direction": f"row {RND!r}: per query the norm of theta_OV along one fixed direction, a "
+                                                   f"standard normal draw (torch.Generator seeded with the job seed {rnd_seed}) normalised",
+                               "ov_control": f"rows {list(CONTROL.values())!r}: a path-patching control, not the paper's L3 and "
+                                             "in no claim: theta removed; at N of every layer l' >= l the attention output gains "
+                                             "sum_k c_k W_O^k W_V^k (g * theta) / rms(resid_pre^{l'}[N]) of the current pass, "
+                                             "c_k = 1 or the head's attention of N on itself in the pass",
                                "mlp_path": "theta added at N to the input of every MLP (its pre-norm) of layers >= l only",
                                "saliency": "|z . dp/dz| = |a . dp/da| at N with LTV applied, p = prob. of the answer token, "
                                            "mean over the training queries",
@@ -90,27 +112,12 @@ table["random_seed"] = table["random_seed"].astype("Int64")
 write_csv(table, smk.output.table, prov)
 write_csv(heads, smk.output.heads, prov)
 
-vals = {"ltv": runs["full LTV"].correct.numpy(), "ov": runs["OV reconstruction"].correct.numpy(),
-        "mlp": runs["MLP path only"].correct.numpy(), "zs": runs["zero-shot"].correct.numpy(),
-        "key": abl["LTV, key heads ablated"].correct.numpy(), "rnd": torch.stack([r.correct for r in rand]).mean(0).numpy()}
-specs = [("L3", "The OV-circuit reconstruction alone recovers accuracy above zero-shot", "acc(OV reconstruction) - acc(zero-shot)",
-          lambda m: m["ov"] - m["zs"], "positive", "52% vs 0%"),
-         ("L3", "The OV path carries more than the MLP path", "acc(OV reconstruction) - acc(MLP path)",
-          lambda m: m["ov"] - m["mlp"], "positive", "52% vs small"),
-         ("L4", "Ablating the key heads hurts LTV more than ablating random heads",
-          "acc(random heads ablated) - acc(key heads ablated)", lambda m: m["rnd"] - m["key"], "positive", "78% vs 51%")]
-crow = []
-for art, claim, metric, fn, direction, ref in specs:
-    v, lo, hi = paired_bootstrap(vals, fn, seed=seed % 2**31)
-    crow.append(claims.row(paper="LTV", artifact=art, claim=claim, model=w["model"], dataset=w["dataset"], metric=metric,
-                           value=v, ci=(lo, hi), direction=direction, paper_value=ref, n=len(ev), seed=seed, rule=job.rule))
-kh, other = heads[heads.is_key], heads[~heads.is_key]
-d = float(other.attn_sink.mean() - kh.attn_sink.mean())
-boot = np.random.default_rng(seed % 2**31)
-bs_d = [boot.choice(other.attn_sink.to_numpy(), len(other)).mean() - boot.choice(kh.attn_sink.to_numpy(), len(kh)).mean()
-        for _ in range(1000)]
-crow.append(claims.row(paper="LTV", artifact="F5", claim="Key heads put less attention on the sink (first token) than other heads",
-                       model=w["model"], dataset=w["dataset"], metric="mean sink attention(other heads) - (key heads)", value=d,
-                       ci=(float(np.quantile(bs_d, 0.025)), float(np.quantile(bs_d, 0.975))), direction="positive",
-                       paper_value="key heads less sink-bound", n=len(heads), seed=seed, rule=job.rule))
-write_csv(pd.DataFrame(crow, columns=claims.COLUMNS), smk.output.claims, prov)
+# Claims (S2, config/claims.yaml): per evaluation query (random heads: mean over seeds); F5 over
+# heads, key heads against the others.
+cl = claims.Claims(job.params["claims"], model=w["model"], dataset=w["dataset"], rule=job.rule, seed=seed)
+cl.judge(["L3.ov_above_zero_shot", "L3.ov_beats_mlp_path", "L4.key_heads_matter_more"],
+         claims.eval_arrays({"ltv": runs["full LTV"], "ov": runs[OV], "mlp": runs["MLP path only"], "zs": runs["zero-shot"],
+                             "key": abl["LTV, key heads ablated"], "rnd": rand}))
+cl.judge("F5.key_heads_less_sink", {"attention": {"other": heads.attn_sink[~heads.is_key].to_numpy(),
+                                                  "key": heads.attn_sink[heads.is_key].to_numpy()}})
+write_csv(cl.table(), smk.output.claims, prov)
