@@ -30,8 +30,9 @@ def _key(path) -> str:
     return ".".join(str(p) for p in path) or "(top level)"
 
 
-def validate(config: dict, schema_path: str | Path = SCHEMA_PATH) -> dict:
-    """Validate in place (defaults filled) and return the config; ConfigError names the key."""
+def validate(config: dict, schema_path: str | Path = SCHEMA_PATH, log=None) -> dict:
+    """Validate in place (defaults filled) and return the config; ConfigError names the key.
+    `log` (default: a line on stderr) receives a note for each value completed beyond the schema's defaults."""
     schema = yaml.safe_load(Path(schema_path).read_text())
     errors = sorted(_validator(schema).iter_errors(config), key=lambda e: list(e.absolute_path))
     if errors:
@@ -68,7 +69,234 @@ def validate(config: dict, schema_path: str | Path = SCHEMA_PATH) -> dict:
     if both:
         raise ConfigError(f"config keys `fv.scoring_tasks` and `fv.eval_tasks` share {both}; scoring and "
                           "evaluation tasks must be disjoint")
+    _complete_threshold_sweep(config, log or _stderr)
+    problems = []
+    for name, roles in dataset_roles(config).items():
+        problems += _dataset_problems(config, name, roles)
+    if problems:
+        raise ConfigError("\n".join(dict.fromkeys(problems)))
     return config
+
+
+# ------------------------------------------------------------------ checks beyond the schema
+# Each problem is one line that starts with the config key to change and says how; validate()
+# needs no file, check_data() reads the datasets' files (still no model and no torch).
+def _stderr(msg: str) -> None:
+    import sys
+
+    print(msg, file=sys.stderr)  # Snakemake's console hides Python warnings
+
+
+def _complete_threshold_sweep(config: dict, log) -> None:
+    """T5 and T7 read their claims at tsla.top_percent, so the F3 sweep must hold it: where it
+    does not, it is added (changing top_percent alone is a valid edit), with a note."""
+    tsla = config.get("tsla", {})
+    top, sweep = tsla.get("top_percent"), tsla.get("threshold_sweep")
+    if top is None or sweep is None or top in sweep:
+        return
+    tsla["threshold_sweep"] = sorted([*sweep, top])
+    log(f"config key `tsla.threshold_sweep`: {sweep} does not include tsla.top_percent ({top}), at which T5 and T7 "
+        f"report their claims; running the sweep {tsla['threshold_sweep']} (write it so in the config to silence this)")
+
+
+def dataset_roles(config: dict) -> dict[str, list[str]]:
+    """The datasets the configured workflow reads, each with the config keys that list it
+    (names not in `datasets` are left out: they are refused, or ignored, elsewhere)."""
+    registry = config.get("datasets", {})
+    roles: dict[str, list[str]] = {}
+
+    def add(names, key):
+        for n in names:
+            if n and n in registry and key not in roles.setdefault(n, []):
+                roles[n].append(key)
+
+    add(config.get("classification_datasets", []), "classification_datasets")
+    fv = config.get("fv", {})
+    if fv.get("scoring_tasks"):
+        add(fv["scoring_tasks"], "fv.scoring_tasks")
+        add(fv.get("eval_tasks", []), "fv.eval_tasks")
+        if fv.get("eval_tasks"):
+            add([fv.get("token_loss", {}).get("dataset")], "fv.token_loss.dataset")
+    ltv = config.get("ltv", {})
+    if ltv.get("datasets"):  # rules/ltv.smk: Paper B runs only with ltv.datasets
+        add(ltv["datasets"], "ltv.datasets")
+        add(ltv.get("mechanism_datasets") or ltv["datasets"][:1], "ltv.mechanism_datasets")
+        add([ltv.get("peft", {}).get("dataset")], "ltv.peft.dataset")
+        comp = ltv.get("composition", {})
+        if comp.get("tasks"):
+            add(comp["tasks"], "ltv.composition.tasks")
+            add([comp.get("composed")], "ltv.composition.composed")
+    return roles
+
+
+def _dataset_problems(config: dict, name: str, roles: list[str]) -> list[str]:
+    """Problems of dataset `name`'s entry that need no file: its kind where a role needs labels,
+    its label words, its template's slots."""
+    import string
+
+    entry = config["datasets"][name]
+    key = f"datasets.{name}"
+    label_words, template, kind = entry.get("label_words"), dict(entry.get("template") or {}), entry.get("kind")
+    if entry.get("source", "builtin") == "builtin":
+        from .builtin_tasks import builtin_task
+        from .builtin_texts import BUILTIN_TEXTS, builtin_text
+
+        bname = entry.get("task", name)
+        try:
+            task = builtin_text(bname) if bname in BUILTIN_TEXTS else builtin_task(bname)
+        except KeyError as e:
+            return [f"config key `{key}.task`: {e.args[0]}"]
+        kind = kind or task["kind"]
+        template = {**task["template"], **template}
+        label_words = label_words or task.get("label_words")
+        fields = ["input"]
+    elif entry.get("source") == "hub" or entry.get("format") in ("jsonl", "tsv"):
+        fields = list(entry.get("fields") or {"input": "text" if entry.get("source") == "hub" else "input"})
+    else:
+        fields = ["input"]
+    kind = kind or ("classification" if label_words else "generation")
+    out = []
+    if "classification_datasets" in roles and kind != "classification":
+        why = "it has no label words" if not label_words else f"datasets.{name}.kind is {kind}"
+        out.append(f"config key `classification_datasets`: {name!r} is a {kind} task ({why}), but the TSLA "
+                   f"analyses need a fixed label set; remove it from classification_datasets, or give "
+                   f"{key}.label_words (raw label -> label word)")
+    if kind == "classification" and not label_words:
+        out.append(f"config key `{key}.label_words`: {key}.kind is classification but no label words are given; "
+                   "map each raw label to its word")
+    for raw, word in (label_words or {}).items():
+        if not str(word).strip():
+            out.append(f"config key `{key}.label_words`: raw label {raw!r} has the empty label word {word!r}, so "
+                       f"its label token would be a bare space; give {raw!r} a non-empty word")
+    seen: dict[str, str] = {}
+    for raw, word in (label_words or {}).items():
+        w = str(word).strip()
+        if w and w in seen:
+            out.append(f"config key `{key}.label_words`: raw labels {seen[w]!r} and {raw!r} share the label word "
+                       f"{w!r}, so predictions could not tell them apart; give each its own word")
+        seen.setdefault(w, raw)
+    query = template.get("query")
+    if query is None:
+        out.append(f"config key `{key}.template.query` is missing (e.g. 'Review: {{input}}\\nSentiment:')")
+    else:
+        have = set(fields) | {"output"} | ({"label"} if kind == "classification" else set())
+        try:
+            slots = [f for _, f, _, _ in string.Formatter().parse(query) if f is not None]
+        except ValueError as e:
+            return out + [f"config key `{key}.template.query`: {query!r} is not a valid template ({e}); "
+                          "write fields as {field} and a literal brace as {{ or }}"]
+        for slot in dict.fromkeys(slots):
+            if slot not in have:
+                hint = (f"map it to a column in {key}.fields (e.g. {key}.fields.{slot}: <column>)"
+                        if entry.get("source") == "hub" or entry.get("format") in ("jsonl", "tsv")
+                        else f"format {entry.get('format') or 'builtin'} gives the fields {sorted(have)}")
+                out.append(f"config key `{key}.template.query`: slot {{{slot}}} is not a field of the examples "
+                           f"(fields: {sorted(have)}); {hint}, or fix the template")
+    return out
+
+
+def dataset_sizes(config: dict, name: str) -> dict:
+    """Query counts drawn from dataset `name`: prompts.n_score, prompts.n_eval (TSLA prompt sets)
+    and ltv.n_train, each unless the dataset sets its own under `datasets.<name>.sizes` (a small
+    dataset, e.g. CB's 56 test examples, beside large ones)."""
+    own = (config.get("datasets", {}).get(name) or {}).get("sizes") or {}
+    p, ltv = config.get("prompts", {}), config.get("ltv", {})
+    return {"n_score": own.get("n_score", p.get("n_score")), "n_eval": own.get("n_eval", p.get("n_eval")),
+            "ltv_n_train": own.get("ltv_n_train", ltv.get("n_train"))}
+
+
+def check_data(config: dict, data_dir: str | Path | None = None) -> None:
+    """At DAG build, before any model is loaded: every dataset the workflow reads loads (built-in
+    tasks; local files exist, hold the declared columns and only mapped labels) and is large
+    enough for the sizes drawn from it (size_problems). Hub datasets are not downloaded here:
+    data.load_dataset checks their sizes with the same messages. Imports no torch."""
+    from .data import peek_dataset
+
+    problems = []
+    for name in dataset_roles(config):
+        try:
+            sizes = peek_dataset(name, config, data_dir)
+        except ConfigError as e:
+            problems.append(str(e))
+            continue
+        if sizes is not None:
+            problems += size_problems(config, name, sizes)
+    if problems:
+        raise ConfigError("\n".join(dict.fromkeys(problems)))
+
+
+def size_problems(config: dict, name: str, sizes: dict[str, int]) -> list[str]:
+    """The sizes (prompts, fv, ltv keys) that dataset `name`, with `sizes` examples per split,
+    is too small for, for every role it has in the config."""
+    roles = dataset_roles(config).get(name, [])
+    out = []
+
+    def split(which: str, key: str) -> int | None:
+        if which not in sizes:
+            out.append(f"config key `datasets.{name}.files`: dataset {name!r} has no {which} split (it has "
+                       f"{sorted(sizes)}), which {key} draws from; add a {which} file, or give one file and "
+                       f"datasets.{name}.test_fraction")
+        return sizes.get(which)
+
+    def too_few_demos(key: str, k, role: str):
+        train = split("train", key) if k else None
+        if k and train is not None and k > train:
+            out.append(f"config key `{key}`: {k} demonstrations a prompt, but dataset {name!r} ({role}) has {train} "
+                       f"examples in its train split, which they are drawn from; set {key} to at most {train}, or "
+                       f"remove {name!r} from {role}")
+
+    if "classification_datasets" in roles:
+        p, role = config.get("prompts", {}), "classification_datasets"
+        too_few_demos("prompts.n_shot", p.get("n_shot"), role)
+        counts = dataset_sizes(config, name)
+        n_score, n_eval = counts["n_score"], counts["n_eval"]
+        test = split("test", "prompts.n_score") if n_score else None
+        if test is not None and n_score > test:
+            out.append(f"config key `prompts.n_score`: heads are scored on the first {n_score} queries of the test "
+                       f"split, but dataset {name!r} ({role}) has {test} examples there; set prompts.n_score + "
+                       f"prompts.n_eval (now {n_score} + {n_eval}) to at most {test}, or remove {name!r} from {role}")
+        elif test is not None and n_eval and n_score + n_eval > test:
+            out.append(f"config key `prompts.n_eval`: prompts.n_score + prompts.n_eval = {n_score} + {n_eval} = "
+                       f"{n_score + n_eval} queries come from the test split, but dataset {name!r} ({role}) has "
+                       f"{test} examples there, so its evaluation set would shrink to {test - n_score}; set "
+                       f"prompts.n_eval to at most {test - n_score}, or datasets.{name}.sizes.n_eval for this "
+                       f"dataset alone, or remove {name!r} from {role}")
+    fv = config.get("fv", {})
+    for role in ("fv.scoring_tasks", "fv.eval_tasks"):
+        if role in roles:
+            too_few_demos("fv.n_shot", fv.get("n_shot"), role)
+    if "fv.scoring_tasks" in roles and fv.get("n_prompts"):
+        n, test = fv["n_prompts"], split("test", "fv.n_prompts")
+        if test is not None and n > test:
+            out.append(f"config key `fv.n_prompts`: {n} prompts a scoring task, their queries from the test split, "
+                       f"but dataset {name!r} (fv.scoring_tasks) has {test} examples there, so fewer would be "
+                       f"scored; set fv.n_prompts to at most {test}, or remove {name!r} from fv.scoring_tasks")
+    if "fv.eval_tasks" in roles:
+        if fv.get("n_eval"):
+            n, test = fv["n_eval"], split("test", "fv.n_eval")
+            if test is not None and n > test:
+                out.append(f"config key `fv.n_eval`: {n} evaluation queries a task (Y5, Y7, Y8) from the test split, "
+                           f"but dataset {name!r} (fv.eval_tasks) has {test} examples there, so fewer would be "
+                           f"evaluated; set fv.n_eval to at most {test}, or remove {name!r} from fv.eval_tasks")
+        if fv.get("n_prompts"):
+            n, train = fv["n_prompts"], split("train", "fv.n_prompts")
+            if train is not None and n > train:
+                out.append(f"config key `fv.n_prompts`: Y7 averages head outputs over {n} prompts whose queries come "
+                           f"from the train split, but dataset {name!r} (fv.eval_tasks) has {train} examples there; "
+                           f"set fv.n_prompts to at most {train}, or remove {name!r} from fv.eval_tasks")
+    ltv_roles = [r for r in roles if r.startswith("ltv.")]
+    if ltv_roles:
+        ltv = config.get("ltv", {})
+        n, test = dataset_sizes(config, name)["ltv_n_train"], split("test", "ltv.n_train")
+        if n and test is not None and n >= test:
+            out.append(f"config key `ltv.n_train`: LTVs train on the first {n} queries of the test split and are "
+                       f"evaluated on the next ones, but dataset {name!r} ({', '.join(ltv_roles)}) has {test} "
+                       f"examples there, none left to evaluate; set ltv.n_train to at most {test - 1}, or "
+                       f"datasets.{name}.sizes.ltv_n_train for this dataset alone, or remove {name!r} from {ltv_roles[0]}")
+        icl = [r for r in ltv_roles if r in ("ltv.datasets", "ltv.composition.composed")]  # n-shot prompts
+        if icl:
+            too_few_demos("ltv.n_shot", ltv.get("n_shot"), icl[0])
+    return list(dict.fromkeys(out))
 
 
 CKPT_SEP = "--"

@@ -56,7 +56,7 @@ def _sha(path: Path) -> str:
 
 
 # ------------------------------------------------------------------ file readers
-def _read_sst2(path: Path) -> list[dict]:
+def _read_sst2(path: Path, name: str = "*") -> list[dict]:
     out = []
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         line = line.strip()
@@ -64,12 +64,13 @@ def _read_sst2(path: Path) -> list[dict]:
             continue
         label, _, text = line.partition(" ")
         if not text or label not in ("0", "1"):
-            raise DataError(f"{path}:{i + 1}: expected '<0|1> <sentence>', got {line[:60]!r}")
+            raise DataError(f"config key `datasets.{name}.format`: sst2 expects lines '<0|1> <sentence>', but "
+                            f"{path}:{i + 1} is {line[:60]!r}; fix the file or set the format it is in")
         out.append({"input": text, "output": label})
     return out
 
 
-def _read_trec(path: Path) -> list[dict]:
+def _read_trec(path: Path, name: str = "*") -> list[dict]:
     out = []
     for i, line in enumerate(path.read_text(encoding="latin-1").splitlines()):
         line = line.strip()
@@ -78,54 +79,86 @@ def _read_trec(path: Path) -> list[dict]:
         head, _, text = line.partition(" ")
         coarse = head.split(":")[0]
         if not text or ":" not in head:
-            raise DataError(f"{path}:{i + 1}: expected 'COARSE:fine question', got {line[:60]!r}")
+            raise DataError(f"config key `datasets.{name}.format`: trec expects lines 'COARSE:fine question', but "
+                            f"{path}:{i + 1} is {line[:60]!r}; fix the file or set the format it is in")
         out.append({"input": text, "output": coarse})
     return out
 
 
-def _read_jsonl(path: Path, fields: dict, label_key: str) -> list[dict]:
-    out = []
+def _read_jsonl(path: Path, fields: dict, label_key: str, name: str = "*") -> list[dict]:
+    out, first = [], None
     for i, line in enumerate(path.read_text(encoding="utf-8").splitlines()):
         if not line.strip():
             continue
         try:
             rec = json.loads(line)
         except json.JSONDecodeError as e:
-            raise DataError(f"{path}:{i + 1}: not valid JSON ({e})") from e
+            raise DataError(f"config key `datasets.{name}.format`: jsonl, but {path}:{i + 1} is not valid JSON ({e}); "
+                            "fix the file or set the format it is in") from e
+        if not isinstance(rec, dict):
+            raise DataError(f"config key `datasets.{name}.format`: jsonl expects one JSON object a line, but "
+                            f"{path}:{i + 1} is {line[:60]!r}")
+        if first is None:
+            first = rec
+            check_columns(name, fields, label_key, list(rec), f"the first record of {path}", label=False)
         if label_key not in rec:
             continue  # unlabelled rows (e.g. SuperGLUE test) cannot be scored
-        out.append(_map_fields(rec, fields, label_key, f"{path}:{i + 1}"))
+        out.append(_map_fields(rec, fields, label_key, f"{path}:{i + 1}", name))
+    if first is not None and not out:
+        check_columns(name, fields, label_key, list(first), f"the first record of {path} (no record has it)")
     return out
 
 
-def _map_fields(rec: dict, fields: dict, label_key: str, where: str) -> dict:
+def check_columns(name: str, fields: dict, label_key: str, columns: list[str], where: str, label: bool = True,
+                  fmt: str | None = None):
+    """DataError naming the key whose column (datasets.<name>.fields.<slot> or .label_key) is
+    not among `columns` (a file's header or first record), with the columns found."""
+    cols = [str(c) for c in columns]
+    if fmt == "tsv" and len(cols) == 1 and "," in cols[0]:
+        raise DataError(f"config key `datasets.{name}.format`: tsv, but {where} has no tab and does have commas: "
+                          f"the file looks comma-separated (columns found: {cols}). Save it tab-separated, or as "
+                          "jsonl with format: jsonl")
+    wanted = [(f"fields.{slot}", key) for slot, key in fields.items()] + ([("label_key", label_key)] if label else [])
+    for sub, key in wanted:
+        if key not in cols:
+            raise DataError(f"config key `datasets.{name}.{sub}`: column {key!r} is not in {where}; columns found: "
+                              f"{sorted(cols)}. Set datasets.{name}.{sub} to one of them")
+
+
+def _map_fields(rec: dict, fields: dict, label_key: str, where: str, name: str = "*") -> dict:
     ex = {}
-    for name, key in fields.items():
+    for slot, key in fields.items():
         if key not in rec:
-            raise DataError(f"{where}: field {key!r} (datasets.*.fields.{name}) not in record with keys {sorted(rec)}")
-        ex[name] = str(rec[key]).strip()
+            check_columns(name, fields, label_key, list(rec), f"record {where}")
+        ex[slot] = str(rec[key]).strip()
     ex["output"] = str(rec[label_key]).strip()
     return ex
 
 
-def _read_tsv(path: Path, fields: dict, label_key: str) -> list[dict]:
+def _read_tsv(path: Path, fields: dict, label_key: str, name: str = "*") -> list[dict]:
     with open(path, encoding="utf-8", newline="") as f:
-        rows = list(csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE))
-    return [_map_fields(r, fields, label_key, f"{path}:{i + 2}") for i, r in enumerate(rows)
+        reader = csv.DictReader(f, delimiter="\t", quoting=csv.QUOTE_NONE)
+        if reader.fieldnames is not None:
+            check_columns(name, fields, label_key, list(reader.fieldnames), f"the header of {path}", fmt="tsv")
+        rows = list(reader)
+    return [_map_fields(r, fields, label_key, f"{path}:{i + 2}", name) for i, r in enumerate(rows)
             if r.get(label_key) not in (None, "", "-")]
 
 
-def _read_icl_json(path: Path) -> list[dict]:
+def _read_icl_json(path: Path, name: str = "*") -> list[dict]:
     try:
         recs = json.loads(path.read_text(encoding="utf-8"))
     except json.JSONDecodeError as e:
-        raise DataError(f"{path} is not valid JSON ({e}); use its _train/_val files instead") from e
+        raise DataError(f"config key `datasets.{name}.files`: {path} is not valid JSON ({e}); use its _train/_val "
+                        "files instead") from e
     if not isinstance(recs, list):
-        raise DataError(f"{path} must hold a JSON list of {{\"input\": ..., \"output\": ...}} records")
+        raise DataError(f"config key `datasets.{name}.format`: icl_json, but {path} does not hold a JSON list of "
+                        f"{{\"input\": ..., \"output\": ...}} records")
     out = []
     for i, r in enumerate(recs):
         if not isinstance(r, dict) or "input" not in r or "output" not in r:
-            raise DataError(f"{path}: record {i} lacks an input or output key: {str(r)[:80]}")
+            raise DataError(f"config key `datasets.{name}.format`: icl_json, but {path}: record {i} lacks an input "
+                            f"or output key: {str(r)[:80]}")
         out.append({"input": str(r["input"]).strip(), "output": str(r["output"]).strip()})
     return out
 
@@ -151,36 +184,38 @@ def _read_text(path: Path) -> list[dict]:
 READERS = {"sst2", "trec", "jsonl", "tsv", "icl_json", "text"}
 
 
-def _read_local(name: str, entry: dict, data_dir: Path) -> tuple[dict, dict]:
+def _read_local(name: str, entry: dict, data_dir: Path, hashes: bool = True) -> tuple[dict, dict]:
     fmt = entry.get("format")
     if fmt not in READERS:
-        raise ConfigError(f"datasets.{name}.format is {fmt!r}; use one of {sorted(READERS)}")
+        raise ConfigError(f"config key `datasets.{name}.format` is {fmt!r}; use one of {sorted(READERS)}")
     files = entry.get("files") or {}
     if not files:
-        raise ConfigError(f"datasets.{name}.files must map split names to files under data_dir")
-    splits, hashes = {}, {}
+        raise ConfigError(f"config key `datasets.{name}.files` must map split names to files under data_dir")
+    splits, shas = {}, {}
     for split, rel in files.items():
         path = (data_dir / rel)
         if not path.is_file():
-            raise DataError(f"data file {path} for datasets.{name}.files.{split} does not exist; set the config "
-                            f"key `data_dir` (now {data_dir}) to the folder holding {rel}, or fix datasets.{name}.files")
+            raise DataError(f"config key `datasets.{name}.files.{split}`: data file {path} does not exist; set the "
+                            f"config key `data_dir` (now {data_dir}) to the folder holding {rel}, or fix "
+                            f"datasets.{name}.files")
         fields = entry.get("fields", {"input": "input"})
         label_key = entry.get("label_key", "label")
         if fmt == "sst2":
-            rows = _read_sst2(path)
+            rows = _read_sst2(path, name)
         elif fmt == "trec":
-            rows = _read_trec(path)
+            rows = _read_trec(path, name)
         elif fmt == "jsonl":
-            rows = _read_jsonl(path, fields, label_key)
+            rows = _read_jsonl(path, fields, label_key, name)
         elif fmt == "tsv":
-            rows = _read_tsv(path, fields, label_key)
+            rows = _read_tsv(path, fields, label_key, name)
         elif fmt == "icl_json":
-            rows = _read_icl_json(path)
+            rows = _read_icl_json(path, name)
         else:
             rows = _read_text(path)
         splits[split] = rows
-        hashes[str(rel)] = _sha(path)
-    return splits, hashes
+        if hashes:
+            shas[str(rel)] = _sha(path)
+    return splits, shas
 
 
 def _read_hub(name: str, entry: dict) -> tuple[dict, dict]:
@@ -190,7 +225,7 @@ def _read_hub(name: str, entry: dict) -> tuple[dict, dict]:
         raise ConfigError("source: hub needs the `datasets` package") from e
     repo = entry.get("hub_id")
     if not repo:
-        raise ConfigError(f"datasets.{name}.hub_id is required for source: hub")
+        raise ConfigError(f"config key `datasets.{name}.hub_id` is required for source: hub")
     fields = entry.get("fields", {"input": "text"})
     label_key = entry.get("label_key", "label")
     splits, hashes = {}, {}
@@ -200,6 +235,7 @@ def _read_hub(name: str, entry: dict) -> tuple[dict, dict]:
         except Exception as e:  # the hub raises many types when offline
             raise DataError(f"could not load {repo} split {hub_split} from the Hugging Face hub ({e}); "
                             f"without a hub, copy the files under data_dir and use source: local for datasets.{name}") from e
+        check_columns(name, fields, label_key, list(ds.column_names), f"{repo} split {hub_split}")
         names = ds.features[label_key].names if hasattr(ds.features.get(label_key), "names") else None
         rows = []
         for i, rec in enumerate(ds):
@@ -208,7 +244,7 @@ def _read_hub(name: str, entry: dict) -> tuple[dict, dict]:
                 rec[label_key] = names[rec[label_key]] if rec[label_key] >= 0 else None
             if rec.get(label_key) is None:
                 continue
-            rows.append(_map_fields(rec, fields, label_key, f"{repo}[{hub_split}][{i}]"))
+            rows.append(_map_fields(rec, fields, label_key, f"{repo}[{hub_split}][{i}]", name))
         splits[split] = rows
         hashes[f"{repo}@{entry.get('revision') or 'main'}:{hub_split}"] = ds._fingerprint
     return splits, hashes
@@ -225,6 +261,28 @@ def _split_one(rows: list[dict], test_fraction: float, seed: int) -> dict:
 
 def load_dataset(name: str, config: dict, data_dir: str | Path | None = None) -> TaskData:
     """Load dataset `name` as configured under `datasets.<name>`."""
+    task = _load(name, config, data_dir)
+    if task.source == "hub":
+        # sizes of a hub dataset are known only now; the other sources are checked at DAG build
+        from .config import size_problems
+
+        problems = size_problems(config, name, {k: len(v) for k, v in task.splits.items()})
+        if problems:
+            raise ConfigError("\n".join(problems))
+    return task
+
+
+def peek_dataset(name: str, config: dict, data_dir: str | Path | None = None) -> dict[str, int] | None:
+    """Examples per split of dataset `name` as load_dataset makes them, without a model or torch
+    (for checks at DAG build): builtin tasks and local files are read (not hashed), and every
+    error load_dataset would raise is raised here; None for a hub dataset (not downloaded here)."""
+    entry = config.get("datasets", {}).get(name)
+    if entry is not None and entry.get("source", "builtin") == "hub":
+        return None
+    return {k: len(v) for k, v in _load(name, config, data_dir, hashes=False).splits.items()}
+
+
+def _load(name: str, config: dict, data_dir: str | Path | None = None, hashes: bool = True) -> TaskData:
     entries = config.get("datasets", {})
     if name not in entries:
         raise ConfigError(f"unknown dataset {name!r} (config key `datasets`); known datasets: {', '.join(sorted(entries))}")
@@ -242,41 +300,54 @@ def load_dataset(name: str, config: dict, data_dir: str | Path | None = None) ->
             bname = entry.get("task", name)
             task = builtin_text(bname) if bname in BUILTIN_TEXTS else builtin_task(bname)
         except KeyError as e:
-            raise ConfigError(f"datasets.{name}.task: {e.args[0]}") from e
+            raise ConfigError(f"config key `datasets.{name}.task`: {e.args[0]}") from e
         rows = task["examples"]
         kind = kind or task["kind"]
         template = {**task["template"], **template}
         label_words = label_words or task.get("label_words")
         canon = json.dumps(task, sort_keys=True).encode()
-        hashes = {f"builtin:{entry.get('task', name)}": hashlib.sha256(canon).hexdigest()}
+        shas = {f"builtin:{entry.get('task', name)}": hashlib.sha256(canon).hexdigest()} if hashes else {}
         splits = _split_one(rows, entry.get("test_fraction", 0.5), entry.get("split_seed", 0))
+        from_fraction = True
     elif src == "local":
-        splits, hashes = _read_local(name, entry, data_dir)
+        splits, shas = _read_local(name, entry, data_dir, hashes)
+        from_fraction = False
+        for split, rows in splits.items():
+            if not rows:
+                raise DataError(f"config key `datasets.{name}.files.{split}`: {data_dir / entry['files'][split]} "
+                                f"holds no examples (format {entry.get('format')}); give it a file with examples")
     elif src == "hub":
-        splits, hashes = _read_hub(name, entry)
+        splits, shas = _read_hub(name, entry)
+        from_fraction = False
     else:
-        raise ConfigError(f"datasets.{name}.source is {src!r}; use builtin, local or hub")
+        raise ConfigError(f"config key `datasets.{name}.source` is {src!r}; use builtin, local or hub")
     if "train" not in splits and entry.get("test_fraction"):
         only = next(iter(splits.values()))
         splits = _split_one(only, entry["test_fraction"], entry.get("split_seed", 0))
+        from_fraction = True
     kind = kind or ("classification" if label_words else "generation")
     if kind == "classification":
         if not label_words:
-            raise ConfigError(f"datasets.{name}.label_words must map each raw label to its word")
+            raise ConfigError(f"config key `datasets.{name}.label_words` must map each raw label to its word "
+                              f"(datasets.{name}.kind is classification)")
         label_words = {str(k): str(v) for k, v in label_words.items()}
         for split, rows in splits.items():
             unknown = sorted({r["output"] for r in rows} - set(label_words))
             if unknown:
-                raise ConfigError(f"dataset {name!r} split {split!r} has labels {unknown} that "
-                                  f"datasets.{name}.label_words does not map (it maps {sorted(label_words)})")
+                raise ConfigError(f"config key `datasets.{name}.label_words`: split {split!r} of dataset {name!r} has "
+                                  f"labels {unknown} that datasets.{name}.label_words does not map (it maps "
+                                  f"{sorted(label_words)}); add them, or check datasets.{name}.label_key")
             for r in rows:
                 r["label"] = r["output"]
                 r["output"] = label_words[r["output"]]
     if "query" not in template:
-        raise ConfigError(f"datasets.{name}.template.query is missing (e.g. 'Review: {{input}}\\nSentiment:')")
+        raise ConfigError(f"config key `datasets.{name}.template.query` is missing (e.g. 'Review: {{input}}\\nSentiment:')")
     template.setdefault("separator", "\n\n")
     for split, rows in splits.items():
         if not rows:
-            raise DataError(f"dataset {name!r} split {split!r} is empty")
+            key = "test_fraction" if from_fraction else f"files.{split}"
+            raise DataError(f"config key `datasets.{name}.{key}`: split {split!r} of dataset {name!r} is empty; "
+                            + ("set test_fraction strictly between 0 and 1" if from_fraction
+                               else "give it a file with examples"))
     return TaskData(name=name, kind=kind, splits=splits, template=template,
-                    label_words=label_words if kind == "classification" else None, source=src, files=hashes)
+                    label_words=label_words if kind == "classification" else None, source=src, files=shas)

@@ -186,6 +186,37 @@ def addback_bars(df, title: str, palette: dict | None = None):
     return fig
 
 
+def addback_sweep(df, title: str, palette: dict | None = None):
+    """Y7 sweep: accuracy of shuffled-label prompts with a vector added at N of a layer, minus
+    accuracy without, averaged over tasks (and random seeds); one panel per (head set, vector),
+    injection layer across, scale (raw = the vector as it is; a = RMS a x the residual's) down."""
+    style()
+    base = df[df.vector == "none (shuffled)"].groupby("task")["correct"].mean()
+    sub = df[df.vector != "none (shuffled)"].copy()
+    sub["gain"] = sub["correct"] - sub["task"].map(base)
+    panels = sorted({(h, v) for h, v in zip(sub["heads"], sub["vector"])}, key=lambda t: (t[0], t[1] != "FV"))
+    layers = sorted(sub.layer.unique())
+    scales = ["raw"] + sorted({s for s in sub.scale.unique() if s != "raw"}, key=float)
+    fig, axes = plt.subplots(1, len(panels), figsize=(2.3 * len(panels) + 1.2, 2.6), squeeze=False)
+    im = None
+    for ax, (h, v) in zip(axes[0], panels):
+        g = sub[(sub.heads == h) & (sub.vector == v)].groupby(["scale", "layer"])["gain"].mean()
+        mat = np.array([[g.get((s, l), np.nan) for l in layers] for s in scales])
+        im = ax.imshow(mat, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+        for i in range(len(scales)):
+            for j in range(len(layers)):
+                if not np.isnan(mat[i, j]):
+                    ax.text(j, i, f"{mat[i, j]:+.2f}", ha="center", va="center", fontsize=6)
+        ax.set_xticks(range(len(layers)), [str(l) for l in layers])
+        ax.set_yticks(range(len(scales)), scales)
+        ax.set_xlabel("injection layer")
+        ax.set_title(f"{h}\n{v}", fontsize=7)
+    axes[0][0].set_ylabel("scale (vector RMS / residual RMS)")
+    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="accuracy gain over shuffled")
+    fig.suptitle(title, fontsize=9)
+    return fig
+
+
 def training_dynamics(df, title: str, palette: dict | None = None):
     """Y9: mean induction and FV score of the top heads over training checkpoints."""
     style()

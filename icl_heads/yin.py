@@ -146,5 +146,36 @@ def add_back(layer: int, vector: torch.Tensor) -> ResidAdd:
     return ResidAdd(layer, vector, positions=(-1,))
 
 
+def rms(v: torch.Tensor) -> torch.Tensor:
+    """Root mean square over the last (d_model) dimension."""
+    return v.float().pow(2).mean(-1).sqrt()
+
+
+def resid_rms_at_final(model: HookedModel, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
+    """[n_layers] the mean over `prompts` of the RMS of resid_pre of each block at the final
+    position in the clean pass: the yardstick of the relative add-back scales."""
+    total = torch.zeros(model.n_layers, dtype=torch.float64)
+    for s in range(0, len(prompts), batch_size):
+        ps = prompts[s:s + batch_size]
+        out = model.run(left_pad([p.input_ids for p in ps], model.pad_id), want=("resid",))
+        total += rms(out.resid[:, :model.n_layers]).double().sum(0)
+    return (total / len(prompts)).float()
+
+
+def sweep_vector(v: torch.Tensor, scale, resid_rms: float) -> torch.Tensor:
+    """The add-back vector at one sweep scale: "raw" = v itself (Todd et al., Yin & Steinhardt);
+    a number a = v rescaled so that its RMS is a x the residual stream's RMS at the injection
+    layer (`resid_rms`), i.e. a vector as large relative to the stream at every layer and model."""
+    if scale == "raw":
+        return v
+    return v * (float(scale) * resid_rms / float(rms(v)))
+
+
+def sweep_layers(n_layers: int, fractions) -> list[int]:
+    """The injection layers of the add-back sweep: round(f x L) for each depth fraction f, clipped
+    to [0, L - 1], without repeats."""
+    return sorted({min(n_layers - 1, max(0, int(round(f * n_layers)))) for f in fractions})
+
+
 def progress(it, desc, enabled=True):
     return tqdm(it, desc=desc, file=sys.stderr, disable=not enabled)

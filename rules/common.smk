@@ -5,9 +5,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(workflow.basedir)))
 
 from icl_heads.config import validate as _validate_config  # noqa: E402
+from icl_heads.config import check_data as _check_data  # noqa: E402
 from icl_heads.config import artifact_models, checkpoint_models, trained_dir  # noqa: E402
 
 _validate_config(config)
+# Before any model: the datasets the config reads load (local files: columns, labels) and are
+# large enough for the sizes drawn from them (hub datasets: checked when loaded).
+_check_data(config)
 
 # Outputs cut short (size differs from their provenance record) or with an unreadable record are
 # removed here, so this run rebuilds them (icl_heads/integrity.py; jobs check full sha256s of their inputs).
@@ -106,7 +110,7 @@ GLOBAL_FIGURES = ["results/synthesis/figures/S2_claims"]
 
 
 # Paper C figures: Y5-Y8 where evaluation tasks are configured, Y9 for models with checkpoints.
-YIN_FIGURES = ["Y5_ablation_curves", "Y6_token_loss", "Y7_addback", "Y8_ablation_types"]
+YIN_FIGURES = ["Y5_ablation_curves", "Y6_token_loss", "Y7_addback", "Y7_addback_sweep", "Y8_ablation_types"]
 # Paper B figures (rules/ltv.smk) where ltv.datasets is configured.
 LTV_FIGURES = ["F4_ltv_layers", "F5_ltv_key_heads", "F6_ltv_rotation"]
 

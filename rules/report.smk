@@ -16,6 +16,7 @@ FIGURE_INFO = {
     "Y5_ablation_curves": ("Paper C: Yin & Steinhardt", "Y5 mean ablation curves"),
     "Y6_token_loss": ("Paper C: Yin & Steinhardt", "Y6 token-loss difference"),
     "Y7_addback": ("Paper C: Yin & Steinhardt", "Y7 FV add-back"),
+    "Y7_addback_sweep": ("Paper C: Yin & Steinhardt", "Y7 FV add-back: layer and scale sweep"),
     "Y8_ablation_types": ("Paper C: Yin & Steinhardt", "Y8 ablation types"),
     "Y9_training_dynamics": ("Paper C: Yin & Steinhardt", "Y9 training dynamics"),
     "S1_head_map": ("Synthesis", "S1 head map"),

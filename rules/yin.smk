@@ -34,9 +34,11 @@ rule yin_addback:
         manifest=manifest,
         heads="results/{model}/heads/fv.csv",
     output:
-        "results/{model}/yin/addback/{task}.csv",
+        table="results/{model}/yin/addback/{task}.csv",
+        sweep="results/{model}/yin/addback_sweep/{task}.csv",
     params:
         fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "n_prompts", "top_percent", "addback_layer")},
+        sweep=config["fv"]["addback_sweep"],
         random_seeds=config["fv"]["ablation"]["random_seeds"],
         dataset=lambda w: config["datasets"][w.task],
     log:
@@ -101,15 +103,18 @@ rule yin_summary:
 
 
 rule plot_yin:
-    """Figures Y5 (mean-ablation curves), Y6 (token-loss difference), Y7 (add-back), Y8 (ablation types)."""
+    """Figures Y5 (mean-ablation curves), Y6 (token-loss difference), Y7 (add-back) and its
+    layer x scale sweep, Y8 (ablation types)."""
     input:
         curves="results/{model}/yin/ablation_curves.csv",
         addback="results/{model}/yin/addback.csv",
         token_loss="results/{model}/yin/token_loss.csv",
+        sweep=lambda w: [f"results/{w.model}/yin/addback_sweep/{t}.csv" for t in config["fv"]["eval_tasks"]],
     output:
         y5=figure_paths("Y5_ablation_curves"),
         y6=figure_paths("Y6_token_loss"),
         y7=figure_paths("Y7_addback"),
+        y7s=figure_paths("Y7_addback_sweep"),
         y8=figure_paths("Y8_ablation_types"),
     params:
         palette=palette("ih", "fv", "random"),

@@ -136,3 +136,18 @@ def test_checkpoints_expand_into_models_of_their_own():
     bad = {"models": {"m": {"source": "local", "path": "/x", "checkpoints": [{"name": "s", "step": 1}]}}}
     with pytest.raises(ConfigError, match="models.m.checkpoints"):
         expand_checkpoints(bad)
+
+
+def test_addback_sweep_scales_and_layers():
+    """A relative scale a gives a vector whose RMS is a x the residual RMS; raw leaves it alone;
+    layers are round(f L) clipped and deduplicated."""
+    from icl_heads.yin import rms, sweep_layers, sweep_vector
+
+    v = torch.tensor([3.0, -4.0, 0.0, 0.0])          # RMS = 5 / 2 = 2.5
+    assert float(rms(v)) == 2.5
+    assert torch.equal(sweep_vector(v, "raw", 10.0), v)
+    out = sweep_vector(v, 0.5, 10.0)                 # RMS 5 = 0.5 x 10, same direction
+    assert abs(float(rms(out)) - 5.0) < 1e-6 and torch.allclose(out / out.norm(), v / v.norm())
+    assert sweep_layers(30, [0.17, 0.33, 0.5, 0.67]) == [5, 10, 15, 20]
+    assert sweep_layers(18, [0.17, 0.33, 0.5, 0.67]) == [3, 6, 9, 12]
+    assert sweep_layers(4, [0.0, 0.1, 1.0]) == [0, 3]

@@ -21,7 +21,7 @@ tok = AutoTokenizer.from_pretrained(str(hf), local_files_only=True)
 task = job.load_task(w["dataset"])
 seed = job_seed(cfg, "prompts", w["dataset"])  # model-independent: every model sees the same prompt texts
 for out in smk.output:
-    ps = prompt_set(cfg, Path(out).stem)
+    ps = prompt_set(cfg, Path(out).stem, w["dataset"])
     prompts = build_prompts(task, tok, n_shot=ps.n_shot, start=ps.start, n_queries=ps.n, seed=seed,
                             balanced=cfg["prompts"]["balanced"], perturbation=ps.perturbation)
     shown = demonstrated_label_set(task.label_set, ps.perturbation)  # '0'/'1' under labels_01

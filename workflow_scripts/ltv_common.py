@@ -16,7 +16,10 @@ def task_and_queries(job, model, dataset: str, icl: bool = True):
 
     cfg = ltv_cfg(job)
     task = job.load_task(dataset)
-    sets = ltv.query_sets(task, model.tokenizer, n_train=cfg["n_train"], n_eval=cfg["n_eval"], n_shot=cfg["n_shot"],
+    from icl_heads.config import dataset_sizes
+
+    n_train = dataset_sizes(job.config, dataset)["ltv_n_train"]   # ltv.n_train or datasets.<name>.sizes.ltv_n_train
+    sets = ltv.query_sets(task, model.tokenizer, n_train=n_train, n_eval=cfg["n_eval"], n_shot=cfg["n_shot"],
                           seed=job.config["seed"], icl=icl)
     labels = label_tokens(model.tokenizer, task.label_set, dataset) if task.label_set else None
     return task, sets, labels

@@ -4,7 +4,7 @@ from common import Job  # noqa: I001
 import pandas as pd
 
 from icl_heads.io import save_figure
-from icl_heads.plotting import ablation_curves, addback_bars, token_loss_bars
+from icl_heads.plotting import ablation_curves, addback_bars, addback_sweep, token_loss_bars
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -20,3 +20,6 @@ tl = pd.read_csv(smk.input.token_loss)
 save_figure(token_loss_bars(tl, f"{m}: token-loss difference on {tl.dataset.iloc[0]} (Y6)", pal), list(smk.output.y6), prov, dpi=job.params["dpi"])
 save_figure(addback_bars(pd.read_csv(smk.input.addback), f"{m}: function vector added at layer L/3 (Y7)", pal),
             list(smk.output.y7), prov, dpi=job.params["dpi"])
+sweep = pd.concat([pd.read_csv(p) for p in smk.input.sweep], ignore_index=True)
+save_figure(addback_sweep(sweep, f"{m}: Y7 sweep, shuffled-label accuracy gain by injection layer and scale", pal),
+            list(smk.output.y7s), prov, dpi=job.params["dpi"])
