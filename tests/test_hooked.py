@@ -136,3 +136,26 @@ def test_a_point_read_twice_is_captured_once_at_the_wider_width(tiny_hooked):
     torch.testing.assert_close(out.hooks["blocks.1.attn.hook_z"], got["z"])
     torch.testing.assert_close(out.z[:, 1].flatten(1), got["z"][:, -1])
     torch.testing.assert_close(out.resid[:, -1], out.extras["block_out"][-1][:, -1])
+
+
+def test_addition_at_the_final_column_shares_the_prefix_exactly(tiny_hooked):
+    """evaluate(share="columns") with ResidAdd at N: the columns before N run once into a shared
+    key/value prefix (AddAt.first_column), and the results equal separate full passes."""
+    import torch
+
+    from icl_heads.model import ResidAdd, evaluate, left_pad
+    from icl_heads.prompts import Prompt
+
+    m = tiny_hooked
+    g = torch.Generator().manual_seed(0)
+    rows = [[1, 5, 9, 12, 7, 30], [1, 11, 50, 13], [1, 4, 4, 8, 9]]
+    prompts = [Prompt(index=i, text="", input_ids=r, answer="", answer_token=3) for i, r in enumerate(rows)]
+    conds = {f"c{l}": [ResidAdd(l, torch.randn(m.d_model, generator=g))] for l in range(m.n_layers)}
+    conds["clean"] = []
+    b = left_pad(rows, m.pad_id)
+    assert conds["c0"][0].first_column(b) == b.input_ids.shape[1] - 1
+    shared = evaluate(m, prompts, [3, 4], conds, share="columns", batch_size=3)
+    alone = evaluate(m, prompts, [3, 4], conds, share="none", batch_size=3)
+    for k in conds:
+        torch.testing.assert_close(shared[k].p_answer, alone[k].p_answer, atol=1e-6, rtol=1e-4)
+        assert torch.equal(shared[k].argmax, alone[k].argmax)

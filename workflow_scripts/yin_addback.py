@@ -91,7 +91,9 @@ for (name, kind, rseed, k), v in vecs.items():
             meta[key] = {"heads": name, "vector": kind, "random_seed": rseed, "n_heads": k, "layer": l,
                          "scale": a if a == "raw" else f"{a:g}", "vector_rms_over_resid_rms": float(rms(vv) / resid[l])}
 answers = sorted({p.answer_token for p in base})
-runs = evaluate(model, base, answers, conds, share="layers", batch_size=bs, progress=True, desc="Y7 sweep")
+# every vector is added at N only: the columns before N run once into a key/value prefix that
+# every condition continues (exact by causality; tests/test_conformance.py check 6)
+runs = evaluate(model, base, answers, conds, share="columns", batch_size=bs, progress=True, desc="Y7 sweep")
 srows = []
 for key, res in runs.items():
     m = meta[key] or {"heads": "none", "vector": "none (shuffled)", "random_seed": None, "n_heads": 0, "layer": -1,

@@ -183,6 +183,14 @@ class AddAt(Intervention):
     def points(self, n_layers):
         return [self.point]
 
+    def first_column(self, batch) -> int:
+        """The earliest column this changes (for `evaluate(share="columns")`: the columns before
+        it run once into a shared key/value prefix). Negative positions count from the end."""
+        T = batch.input_ids.shape[1]
+        if self.cols is not None or any(p >= 0 for p in self.positions):
+            return 0   # explicit / absolute columns index the full prompt: no shared prefix
+        return T + min(self.positions)
+
     def apply(self, point, x, run):
         if self.cols is not None:
             rows = torch.arange(self.cols.shape[0], device=x.device)[:, None].expand_as(self.cols)
