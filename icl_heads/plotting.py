@@ -197,7 +197,8 @@ def addback_sweep(df, title: str, palette: dict | None = None):
     panels = sorted({(h, v) for h, v in zip(sub["heads"], sub["vector"])}, key=lambda t: (t[0], t[1] != "FV"))
     layers = sorted(sub.layer.unique())
     scales = ["raw"] + sorted({s for s in sub.scale.unique() if s != "raw"}, key=float)
-    fig, axes = plt.subplots(1, len(panels), figsize=(2.3 * len(panels) + 1.2, 2.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(panels), figsize=(2.3 * len(panels) + 1.2, 3.0), squeeze=False,
+                             constrained_layout=True)
     im = None
     for ax, (h, v) in zip(axes[0], panels):
         g = sub[(sub.heads == h) & (sub.vector == v)].groupby(["scale", "layer"])["gain"].mean()
@@ -208,11 +209,49 @@ def addback_sweep(df, title: str, palette: dict | None = None):
                 if not np.isnan(mat[i, j]):
                     ax.text(j, i, f"{mat[i, j]:+.2f}", ha="center", va="center", fontsize=6)
         ax.set_xticks(range(len(layers)), [str(l) for l in layers])
-        ax.set_yticks(range(len(scales)), scales)
+        ax.set_yticks(range(len(scales)), scales if ax is axes[0][0] else [])
         ax.set_xlabel("injection layer")
         ax.set_title(f"{h}\n{v}", fontsize=7)
     axes[0][0].set_ylabel("scale (vector RMS / residual RMS)")
     fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="accuracy gain over shuffled")
+    fig.suptitle(title, fontsize=9)
+    return fig
+
+
+def _sweep_panels(fig, axes_row, sub, panels, key, value, label):
+    layers = sorted(sub.layer.unique())
+    scales = ["raw"] + sorted({s for s in sub.scale.unique() if s != "raw"}, key=float)
+    im = None
+    for ax, p in zip(axes_row, panels):
+        g = sub[sub[key] == p].groupby(["scale", "layer"])[value].mean()
+        mat = np.array([[g.get((s, l), np.nan) for l in layers] for s in scales])
+        im = ax.imshow(mat, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
+        for i in range(len(scales)):
+            for j in range(len(layers)):
+                if not np.isnan(mat[i, j]):
+                    ax.text(j, i, f"{mat[i, j]:+.2f}", ha="center", va="center", fontsize=6)
+        ax.set_xticks(range(len(layers)), [str(l) for l in layers])
+        ax.set_yticks(range(len(scales)), scales if ax is axes_row[0] else [])
+        ax.set_xlabel("injection layer")
+        ax.set_title(str(p), fontsize=7)
+    axes_row[0].set_ylabel(f"{label}\nscale (RMS / residual RMS)", fontsize=7)
+    fig.colorbar(im, ax=list(axes_row), shrink=0.8, label="gain over zero-shot")
+
+
+def steering_sweep(df, title: str):
+    """T7 sweep: TR ratio (top row) and accuracy (bottom row) of zero-shot prompts with a task
+    vector added at N of a layer, minus zero-shot, averaged over datasets (and random seeds);
+    one column per vector, injection layer across, scale down (raw = the vector as it is)."""
+    style()
+    base = df[df.vector == "none (zero-shot)"].groupby("dataset")[["tr_ratio", "correct"]].mean()
+    sub = df[df.vector != "none (zero-shot)"].copy()
+    for m in ("tr_ratio", "correct"):
+        sub[f"gain_{m}"] = sub[m] - sub["dataset"].map(base[m])
+    panels = sorted(sub.vector.unique())
+    fig, axes = plt.subplots(2, len(panels), figsize=(2.3 * len(panels) + 1.4, 5.0), squeeze=False,
+                             constrained_layout=True)
+    _sweep_panels(fig, axes[0], sub, panels, "vector", "gain_tr_ratio", "TR ratio")
+    _sweep_panels(fig, axes[1], sub, panels, "vector", "gain_correct", "accuracy")
     fig.suptitle(title, fontsize=9)
     return fig
 

@@ -104,7 +104,7 @@ def palette(*families):
     return {f: config["plots"]["palette"][f] for f in families if f in config["plots"]["palette"]}
 
 
-FIGURES = ["F1_layer_distribution", "F2_attention", "F3_threshold_sweep", "S1_head_map"]
+FIGURES = ["F1_layer_distribution", "F2_attention", "F3_threshold_sweep", "T7_steering_sweep", "S1_head_map"]
 # Figures of all models together: paths without the format suffix.
 GLOBAL_FIGURES = ["results/synthesis/figures/S2_claims"]
 

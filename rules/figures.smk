@@ -78,3 +78,22 @@ rule plot_threshold_sweep:
         "../envs/icl.yaml"
     script:
         "../workflow_scripts/plot_tsla.py"
+
+
+rule plot_tsla_steering_sweep:
+    """T7 sweep figure: TR ratio and accuracy gain over zero-shot by injection layer and scale."""
+    input:
+        expand("results/{{model}}/tsla/steering_sweep/{dataset}.csv", dataset=CLS_DATASETS),
+    output:
+        figure_paths("T7_steering_sweep"),
+    params:
+        dpi=config["plots"]["dpi"],
+    log:
+        "logs/plot_tsla_steering_sweep/{model}.log",
+    resources:
+        mem_mb=1024,
+        runtime=5,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/plot_tsla_steering_sweep.py"

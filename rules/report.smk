@@ -10,6 +10,7 @@ FIGURE_INFO = {
     "F1_layer_distribution": ("Paper A: TSLA", "F1 layer distribution"),
     "F2_attention": ("Paper A: TSLA", "F2 attention of TR vs TL heads"),
     "F3_threshold_sweep": ("Paper A: TSLA", "F3 threshold sensitivity"),
+    "T7_steering_sweep": ("Paper A: TSLA", "T7 task vectors: layer and scale sweep"),
     "F4_ltv_layers": ("Paper B: LTV", "F4 accuracy vs injection layer"),
     "F5_ltv_key_heads": ("Paper B: LTV", "F5 LTV key heads"),
     "F6_ltv_rotation": ("Paper B: LTV", "F6 rotation vs stretch"),

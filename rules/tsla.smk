@@ -184,3 +184,30 @@ rule tsla_rankings:
         "../envs/icl.yaml"
     script:
         "../workflow_scripts/tsla_rankings.py"
+
+
+rule tsla_steering_sweep:
+    """T7 sweep: the TR / TL / norm-matched random task vectors at tsla.top_percent added at N of
+    zero-shot prompts over injection layers and scales (figure T7_steering_sweep)."""
+    input:
+        manifest=manifest,
+        scores="results/{model}/tsla/scores/{dataset}.csv",
+        score_cache="results/{model}/cache/{dataset}/score.safetensors",
+        zeroshot_prompts="results/{model}/prompts/{dataset}/eval_zeroshot.json",
+    output:
+        "results/{model}/tsla/steering_sweep/{dataset}.csv",
+    params:
+        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent",)},
+        sweep=config["tsla"]["steer_sweep"],
+        batch_size=config["prompts"]["batch_size"],
+    log:
+        "logs/tsla_steering_sweep/{model}/{dataset}.log",
+    threads: workflow.cores
+    resources:
+        mem_mb=model_mem_mb,
+        gpu=model_gpu,
+        runtime=60,
+    conda:
+        "../envs/icl.yaml"
+    script:
+        "../workflow_scripts/tsla_steering_sweep.py"
