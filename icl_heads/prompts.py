@@ -192,7 +192,7 @@ def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = 
         rng = random.Random(f"{seed}/{task.name}/{qi}")
         demo_idx = sample_demos(train, n_shot, rng, balanced, words)
         demos = perturb_demos([train[i] for i in demo_idx], perturbation, words, random.Random(f"{seed}/{qi}/p"))
-        pieces, label_spans, text = [], [], ""
+        label_spans, text = [], ""
         for d in demos:
             q, _ = format_query(tmpl, d)
             text += q + " "

@@ -1,3 +1,6 @@
+from icl_heads.claims import rule_claims  # noqa: E402  a claims rule's param `claims`: its entries of config/claims.yaml
+
+
 rule fv_scores:
     """Y2 for one scoring task: causal-mediation FV score of every head (KV-cache fast path)."""
     input:
@@ -31,6 +34,7 @@ rule heads_ih_fv:
         layers="results/{model}/heads/ih_fv_layers.csv",
         claims="results/{model}/claims/ih_fv.csv",
     params:
+        claims=rule_claims("heads_ih_fv"),
         top_percent=config["fv"]["top_percent"],
     log:
         "logs/heads_ih_fv/{model}.log",

@@ -2,6 +2,9 @@
 # feeds L1 / F4 (ltv_evaluate), L3 / L4 / F5 (ltv_mechanism), L5 / F6 (ltv_linear),
 # L6 (ltv_transfer) and L7 (ltv_composition); L2 (ltv_peft) trains its own methods side by side.
 
+from icl_heads.claims import rule_claims  # noqa: E402  a claims rule's param `claims`: its entries of config/claims.yaml
+
+
 LTV = config["ltv"]
 LTV_DATASETS = list(LTV["datasets"])
 LTV_MECH = list(LTV["mechanism_datasets"]) or LTV_DATASETS[:1]
@@ -129,6 +132,8 @@ rule ltv_summary:
     output:
         table="results/{model}/ltv/L1.csv",
         claims="results/{model}/claims/ltv_L1.csv",
+    params:
+        claims=rule_claims("ltv_summary"),
     log:
         "logs/ltv_summary/{model}.log",
     resources:
@@ -150,6 +155,7 @@ rule ltv_mechanism:
         heads="results/{model}/ltv/key_heads/{dataset}.csv",
         claims="results/{model}/claims/ltv_mechanism_{dataset}.csv",
     params:
+        claims=rule_claims("ltv_mechanism"),
         ltv=lambda w: {k: LTV[k] for k in ("key_head_percent", "ov_attention", "random_seeds", "n_eval", "batch_size")},
         ablation_norm=config["interventions"]["post_attention_norm"],
     log:
@@ -212,6 +218,8 @@ rule ltv_transfer:
     output:
         table="results/{model}/ltv/transfer.csv",
         claims="results/{model}/claims/ltv_transfer.csv",
+    params:
+        claims=rule_claims("ltv_transfer"),
     log:
         "logs/ltv_transfer/{model}.log",
     threads: LTV["threads"]
@@ -234,6 +242,7 @@ rule ltv_composition:
         table="results/{model}/ltv/composition.csv",
         claims="results/{model}/claims/ltv_composition.csv",
     params:
+        claims=rule_claims("ltv_composition"),
         composition=LTV_COMPOSITION,
     log:
         "logs/ltv_composition/{model}.log",

@@ -1,3 +1,6 @@
+from icl_heads.claims import rule_claims  # noqa: E402  a claims rule's param `claims`: its entries of config/claims.yaml
+
+
 rule tsla_scores:
     """T1: TSLA TR / TL scores and DLA baselines per head, induction score joined in."""
     input:
@@ -69,6 +72,7 @@ rule tsla_ablation:
         claims="results/{model}/claims/T5/{dataset}.csv",
         per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
     params:
+        claims=rule_claims("tsla_ablation"),
         tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "ablation")},
         ablation_norm=config["interventions"]["post_attention_norm"],
     log:
@@ -97,6 +101,7 @@ rule tsla_perturbation:
         table="results/{model}/tsla/perturbation/{dataset}.csv",
         claims="results/{model}/claims/T6/{dataset}.csv",
     params:
+        claims=rule_claims("tsla_perturbation"),
         tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "perturbations", "ablation")},
         ablation_norm=config["interventions"]["post_attention_norm"],
     log:
@@ -125,6 +130,7 @@ rule tsla_steering:
         table="results/{model}/tsla/steering/{dataset}.csv",
         claims="results/{model}/claims/T7/{dataset}.csv",
     params:
+        claims=rule_claims("tsla_steering"),
         tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "steer_layer")},
     log:
         "logs/tsla_steering/{model}/{dataset}.log",
@@ -150,6 +156,7 @@ rule tsla_geometry:
         layerwise="results/{model}/tsla/geometry/{dataset}.layerwise.csv",
         claims="results/{model}/claims/T8/{dataset}.csv",
     params:
+        claims=rule_claims("tsla_geometry"),
         top_percent=config["tsla"]["top_percent"],
     log:
         "logs/tsla_geometry/{model}/{dataset}.log",
@@ -174,6 +181,7 @@ rule tsla_rankings:
         attention="results/{model}/tsla/attention.csv",
         claims="results/{model}/claims/rankings.csv",
     params:
+        claims=rule_claims("tsla_rankings"),
         top_percent=config["tsla"]["top_percent"],
     log:
         "logs/tsla_rankings/{model}.log",

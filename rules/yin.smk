@@ -1,6 +1,8 @@
 # Paper C beyond scoring: ablation curves (Y5, Y8), token-loss difference (Y6), FV add-back
 # (Y7) and training dynamics (Y9). Scoring (Y1-Y4) is in rules/heads.smk and rules/fv.smk.
 
+from icl_heads.claims import rule_claims  # noqa: E402  a claims rule's param `claims`: its entries of config/claims.yaml
+
 
 rule yin_ablation:
     """Y5 / Y8 for one evaluation task: 10-shot accuracy per query with the top k% IH, FV,
@@ -64,6 +66,7 @@ rule yin_token_loss:
         table="results/{model}/yin/token_loss.csv",
         claims="results/{model}/claims/yin_token_loss.csv",
     params:
+        claims=rule_claims("yin_token_loss"),
         token_loss=config["fv"]["token_loss"],
         percents=config["fv"]["ablation"]["percents"],
         random_seeds=config["fv"]["ablation"]["random_seeds"],
@@ -91,6 +94,8 @@ rule yin_summary:
         curves="results/{model}/yin/ablation_curves.csv",
         addback="results/{model}/yin/addback.csv",
         claims="results/{model}/claims/yin_ablation.csv",
+    params:
+        claims=rule_claims("yin_summary"),
     log:
         "logs/yin_summary/{model}.log",
     resources:

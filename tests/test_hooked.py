@@ -102,7 +102,7 @@ def test_resid_add_adds_exactly_at_the_layer_and_position(tiny_hooked):
 
     hds = [layer.register_forward_pre_hook(grab(l), with_kwargs=True) for l, layer in enumerate(h.layers)]
     h.run(b)
-    hds_add = h.run(b, ivs=[ResidAdd(1, vec, positions=(-1,))])
+    h.run(b, ivs=[ResidAdd(1, vec, positions=(-1,))])
     for hd in hds:
         hd.remove()
     # our hook runs first and replaces the input, so layer 1's recorded input is the clean one;

@@ -147,7 +147,7 @@ def test_verdicts_and_bootstrap():
     assert verdict(-0.3, -0.1, "positive") == "no"
     assert verdict(-0.1, 0.3, "positive") == "unclear"
     assert verdict(-0.3, -0.1, "negative") == "yes"
-    assert verdict(0.0, 0.0, "positive") == "no"  # no effect at all is not 'unclear'
+    assert verdict(0.0, 0.0, "positive") == "unclear"  # a degenerate CI decides nothing (tests/test_claims.py)
     assert verdict(0.0, 0.2, "positive") == "unclear"
     lo, hi = bootstrap_ci(np.ones(20))
     assert lo == hi == 1.0

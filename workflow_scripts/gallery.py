@@ -4,7 +4,7 @@ import json
 import shutil
 from pathlib import Path
 
-from icl_heads.provenance import read, sidecar
+from icl_heads.provenance import read
 
 job = Job(snakemake)  # noqa: F821
 out = Path(snakemake.output[0])  # noqa: F821

@@ -45,27 +45,17 @@ pos = pd.DataFrame([{"model": w["model"], "family": fam, "layer": int(l), "relat
 pos["mannwhitney_u"], pos["p_value"] = float(test.statistic), float(test.pvalue)
 write_csv(pos, smk.output.layers, prov)
 
+# Claims (S2, config/claims.yaml). Y4: the layers of the two top sets, heads resampled. Y3: the
+# overlap against random sets of the same sizes, its CI by a bootstrap over scoring tasks.
+cl = claims.Claims(job.params["claims"], model=w["model"], dataset="all", rule=job.rule)
+cl.judge("Y4.fv_deeper_than_ih", {"layer": {"FV": fv_layers, "IH": ih_layers}}, qualifier=f"top {pct:g}%")
 rng = np.random.default_rng(0)
-diff = [rng.choice(fv_layers, len(fv_layers)).mean() - rng.choice(ih_layers, len(ih_layers)).mean() for _ in range(1000)]
-crow = [claims.row(paper="Yin & Steinhardt", artifact="Y4", claim="FV heads sit in deeper layers than induction heads",
-                   model=w["model"], dataset="all", metric="mean layer FV - IH (top %g%%)" % pct,
-                   value=float(fv_layers.mean() - ih_layers.mean()),
-                   ci=(float(np.quantile(diff, 0.025)), float(np.quantile(diff, 0.975))), direction="positive",
-                   paper_value="FV heads later", n=k, rule=job.rule)]
-# Y3: the IH and FV sets overlap little (paper); CI of the overlap share by a bootstrap over scoring tasks.
 tasks = sorted(per_task.task.unique())
 boots = []
 for _ in range(200):
     pick = rng.choice(tasks, len(tasks))
     m = pd.concat([per_task[per_task.task == t] for t in pick]).groupby(["layer", "head"], as_index=False).fv.mean()
-    s = top_set(score_matrix(m, "fv"), pct)
-    boots.append(100 * len(ih_set & s) / k)
-r = claims.row(paper="Yin & Steinhardt", artifact="Y3", claim="Induction and FV heads are mostly distinct sets",
-               model=w["model"], dataset="all", metric="overlap % of the IH set minus the random expectation",
-               value=rows[0]["overlap_pct_of_ih"] - rows[0]["random_expectation_pct"],
-               ci=(float(np.quantile(boots, 0.025)) - rows[0]["random_expectation_pct"],
-                   float(np.quantile(boots, 0.975)) - rows[0]["random_expectation_pct"]),
-               direction="positive", paper_value="little overlap", n=len(tasks), rule=job.rule)
-r["holds"] = "yes" if rows[0]["overlap_pct_of_ih"] <= 50 else "no"  # 'mostly distinct': at most half shared
-crow.append(r)
-write_csv(pd.DataFrame(crow, columns=claims.COLUMNS), smk.output.claims, prov)
+    boots.append(100 * len(ih_set & top_set(score_matrix(m, "fv"), pct)) / k)
+cl.judge("Y3.ih_fv_distinct", {"overlap": len(ih_set & fv_set), "size_a": k, "size_b": len(fv_set), "n_heads": n_heads,
+                               "samples": boots}, qualifier=f"top {pct:g}%")
+write_csv(cl.table(), smk.output.claims, prov)

@@ -8,7 +8,6 @@ from icl_heads import claims, ltv
 from icl_heads.config import job_seed
 from icl_heads.model import evaluate
 from icl_heads.io import write_csv
-from icl_heads.stats import paired_bootstrap
 from ltv_common import acc_row, ltv_cfg, read_vectors, task_and_queries
 
 job = Job(snakemake)  # noqa: F821
@@ -36,13 +35,8 @@ prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(
                       choices={"vectors": f"baseline LTVs of {[d for d, _, _ in vecs]}, summed"},
                       config_keys=["ltv.composition", "ltv.n_shot"])
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
-vals = {"sum": res["LTV sum"].correct.numpy(), "zs": res["zero-shot"].correct.numpy(), "icl": res["ICL"].correct.numpy()}
-crow = []
-for claim, metric, fn, ref in [("The sum of two LTVs performs the composed task above zero-shot", "acc(LTV sum) - acc(zero-shot)",
-                                lambda m: m["sum"] - m["zs"], "far above zero-shot"),
-                               ("The sum of two LTVs beats ICL on the composed task", "acc(LTV sum) - acc(ICL)",
-                                lambda m: m["sum"] - m["icl"], "above ICL")]:
-    v, lo, hi = paired_bootstrap(vals, fn, seed=seed % 2**31)
-    crow.append(claims.row(paper="LTV", artifact="L7", claim=claim, model=w["model"], dataset=ccfg["composed"], metric=metric,
-                           value=v, ci=(lo, hi), direction="positive", paper_value=ref, n=len(ev), seed=seed, rule=job.rule))
-write_csv(pd.DataFrame(crow, columns=claims.COLUMNS), smk.output.claims, prov)
+# Claims (S2, config/claims.yaml), paired over the composed task's queries.
+cl = claims.Claims(job.params["claims"], model=w["model"], dataset=ccfg["composed"], rule=job.rule, seed=seed)
+cl.judge(["L7.sum_above_zero_shot", "L7.sum_beats_icl"],
+         claims.eval_arrays({"sum": res["LTV sum"], "zs": res["zero-shot"], "icl": res["ICL"]}))
+write_csv(cl.table(), smk.output.claims, prov)

@@ -8,7 +8,6 @@ import pandas as pd
 from icl_heads import claims
 from icl_heads.config import job_seed
 from icl_heads.io import load_tensors, write_csv
-from icl_heads.stats import paired_bootstrap
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -34,30 +33,14 @@ for p in smk.input.per_query:
     for k, v in t.items():
         pq.setdefault(k, []).append(v.numpy())
 pooled = {k: np.concatenate(v) for k, v in pq.items()}
-confs = set(job.config["ltv"]["configurations"])
+# Claims (S2, config/claims.yaml), paired over the queries of every dataset; the late-layer claim
+# on the last F4 sweep layer. A claim whose configuration was not run is left out.
 sweep = sorted((k for k in pooled if k.startswith("LTV|layer")), key=lambda k: int(k.split("layer")[1]))
-specs = []
-if "baseline" in confs:
-    specs.append(("LTV beats Vanilla TV at the baseline site (middle layer, N)", "acc(LTV) - acc(Vanilla TV), P={-1}",
-                  {"a": "LTV|baseline", "b": "Vanilla TV|baseline"}, "83.5% vs 37.8%"))
-    specs.append(("LTV raises zero-shot accuracy", "acc(LTV) - acc(zero-shot), P={-1}",
-                  {"a": "LTV|baseline", "b": "zero-shot|none"}, "83.5% vs zero-shot"))
-if "pos4" in confs:
-    specs.append(("LTV works at P={4} where Vanilla TV fails", "acc(LTV) - acc(Vanilla TV), P={4}",
-                  {"a": "LTV|pos4", "b": "Vanilla TV|pos4"}, "78.4% vs 2.2%"))
-if "icl" in confs:
-    specs.append(("LTV injected into the ICL prompt beats plain ICL", "acc(LTV in ICL prompt) - acc(ICL)",
-                  {"a": "LTV|icl", "b": "ICL|none"}, "84.6% vs ICL"))
 if sweep:
-    late = sweep[-1]
-    specs.append((f"LTV injected at a late layer ({late.split('|')[1]}) still beats zero-shot (no critical depth)",
-                  "acc(LTV late layer) - acc(zero-shot)", {"a": late, "b": "zero-shot|none"}, "non-trivial at late layers"))
-rows = []
-for claim, metric, keys, ref in specs:
-    if not all(k in pooled for k in keys.values()):
-        continue
-    v, lo, hi = paired_bootstrap({n: pooled[k] for n, k in keys.items()}, lambda m: m["a"] - m["b"], seed=seed % 2**31)
-    rows.append(claims.row(paper="LTV", artifact="L1" if "late" not in claim else "F4", claim=claim, model=w["model"],
-                           dataset="all", metric=metric, value=v, ci=(lo, hi), direction="positive", paper_value=ref,
-                           n=len(pooled[keys["a"]]), seed=seed, rule=job.rule))
-write_csv(pd.DataFrame(rows, columns=claims.COLUMNS), smk.output.claims, prov)
+    pooled["LTV|late layer"] = pooled[sweep[-1]]
+cl = claims.Claims(job.params["claims"], model=w["model"], dataset="all", rule=job.rule, seed=seed)
+cl.judge(["L1.ltv_beats_vanilla_baseline", "L1.ltv_raises_zero_shot", "L1.ltv_works_at_pos4", "L1.ltv_in_icl_beats_icl"],
+         {"accuracy": pooled}, missing="skip")
+cl.judge("F4.ltv_late_layer_beats_zero_shot", {"accuracy": pooled}, missing="skip",
+         qualifier=sweep[-1].split("|")[1] if sweep else "")
+write_csv(cl.table(), smk.output.claims, prov)

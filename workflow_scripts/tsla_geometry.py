@@ -9,7 +9,7 @@ from scipy.stats import spearmanr
 
 from icl_heads import claims
 from icl_heads.io import load_tensors, write_csv
-from icl_heads.stats import bootstrap_ci, paired_bootstrap
+from icl_heads.stats import bootstrap_ci
 from icl_heads.tsla import (best_head_per_layer, head_set_vector, layerwise_geometry, logit_difference, rms_normalise,
                             subspace_alignment, top_heads)
 
@@ -71,25 +71,13 @@ table = pd.DataFrame(rows)
 write_csv(table, smk.output.table, prov)
 write_csv(lw, smk.output.layerwise, prov)
 
-al = {k: v[0].numpy() for k, v in per_query.items()}
-ld = {k: v[1].numpy() for k, v in per_query.items()}
-n = int(ok.sum())
-crow = []
-for claim, metric, data, fn, ref in [
-    ("Adding TR-head outputs raises the hidden state's alignment with the label subspace",
-     "alignment after TR - before", al, lambda m: m["TR outputs"] - m["before"], "0.15 -> 0.29"),
-    ("TR-head outputs raise alignment more than TL-head outputs", "alignment gain TR - TL", al,
-     lambda m: m["TR outputs"] - m["TL outputs"], "TL does not raise alignment"),
-    ("Adding TL-head outputs raises the logit difference", "logit diff after TL - before", ld,
-     lambda m: m["TL outputs"] - m["before"], "3.92 -> 5.28"),
-]:
-    v, lo, hi = paired_bootstrap(data, fn)
-    crow.append(claims.row(artifact="T8", claim=claim, model=w["model"], dataset=w["dataset"], metric=metric, value=v,
-                           ci=(lo, hi), direction="positive", paper_value=ref, n=n, rule=job.rule))
-for i, (claim, ref) in enumerate((("TR-head output alignment tracks the hidden-state alignment update across layers", "rho=0.94"),
-                                  ("TL-head output logit difference tracks the hidden-state logit-difference update", "rho=0.53"))):
-    r = table[table.hidden_state == "ICL, layerwise"].iloc[i]
-    crow.append(claims.row(artifact="T8", claim=claim, model=w["model"], dataset=w["dataset"], metric="Spearman rho over layers",
-                           value=r.value, ci=(r.ci_low, r.ci_high), direction="positive", paper_value=ref, n=len(yc),
-                           rule=job.rule))
-write_csv(pd.DataFrame(crow, columns=claims.COLUMNS), smk.output.claims, prov)
+# Claims (S2): per-query alignment and logit difference of each hidden state; the layerwise
+# correlations from their bootstrap over prompts above (config/claims.yaml).
+states = {"before": "before", "tr": "TR outputs", "tl": "TL outputs"}
+arrays = {m: {c: per_query[k][i].numpy() for c, k in states.items()}
+          for i, m in enumerate(("subspace_alignment", "logit_difference"))}
+cl = claims.Claims(job.params["claims"], model=w["model"], dataset=w["dataset"], rule=job.rule)
+cl.judge(["T8.tr_raises_alignment", "T8.tr_alignment_beats_tl", "T8.tl_raises_logit_difference"], arrays)
+cl.judge("T8.tr_alignment_tracks_layers", {"estimate": point[0], "samples": boots[:, 0]}, n=len(yc))
+cl.judge("T8.tl_logit_difference_tracks_layers", {"estimate": point[1], "samples": boots[:, 1]}, n=len(yc))
+write_csv(cl.table(), smk.output.claims, prov)

@@ -10,7 +10,6 @@ from icl_heads import claims
 from icl_heads.interventions import ablation, mean_z
 from icl_heads.model import ABLATION_NORM_TEXT, Eval, evaluate
 from icl_heads.io import load_tensors, write_csv
-from icl_heads.stats import paired_bootstrap
 from icl_heads.tsla import top_heads
 
 job = Job(snakemake)  # noqa: F821
@@ -47,23 +46,12 @@ prov = job.provenance(model=job.model_record(),
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
 
 
-def deltas(pert, cond, attr):
-    return (getattr(runs[pert][cond], attr) - getattr(runs[pert]["clean"], attr)).numpy()
-
-
-n = len(runs["none"]["clean"].correct)
-T6_CLAIMS = [  # (perturbation, ablated set, measure, claim, metric, paper)
-    ("shuffle_text", "w/o TL", "correct", "After shuffling the demonstration text, ablating TL heads matters less",
-     "acc drop w/o TL: shuffled minus clean", "TL ablation matters little"),
-    ("labels_01", "w/o TR", "in_set", "After replacing labels by 0/1, the original TR heads matter less",
-     "TR-ratio drop w/o TR: 0/1 labels minus clean", "TR ablation matters less"),
-]
-crow = []
-for pert, cond, attr, claim, metric, ref in T6_CLAIMS:
-    if pert not in runs:
-        continue
-    v, lo, hi = paired_bootstrap({"p": deltas(pert, cond, attr), "c": deltas("none", cond, attr)},
-                                 lambda m: m["p"] - m["c"])
-    crow.append(claims.row(artifact="T6", claim=claim, model=w["model"], dataset=w["dataset"], metric=metric,
-                           value=v, ci=(lo, hi), direction="positive", paper_value=ref, n=n, rule=job.rule))
-write_csv(pd.DataFrame(crow, columns=claims.COLUMNS), smk.output.claims, prov)
+# Claims (S2): the drop an ablation causes under a perturbation against the drop without one,
+# per query (config/claims.yaml); the unperturbed runs with their log-probabilities from T5.
+t5_runs = {c: Eval(*(t5.get(f"{k}|{f}") for f in ("correct", "in_set", "argmax", "p_answer", "logp_answer", "logp_label_set")))
+           for c, k in (("clean", "ICL baseline|0.0"), ("tr", f"w/o TR|{float(pct)}"), ("tl", f"w/o TL|{float(pct)}"))}
+arrays = claims.eval_arrays({**t5_runs, **{f"{pert}_{c}": runs[pert][name] for pert in cfg["perturbations"]
+                                           for c, name in (("clean", "clean"), ("tr", "w/o TR"), ("tl", "w/o TL"))}})
+cl = claims.Claims(job.params["claims"], model=w["model"], dataset=w["dataset"], rule=job.rule)
+cl.judge(["T6.shuffled_text_tl_matters_less", "T6.labels01_tr_matters_less"], arrays, missing="skip")
+write_csv(cl.table(), smk.output.claims, prov)

@@ -43,18 +43,8 @@ def boot_idx(d):
     return torch.as_tensor(rng.integers(0, n, n))
 
 
-def ci(samples, centre=None):
-    """95% percentile interval; with `centre` (the point estimate) shifted by centre - median,
-    for statistics whose bootstrap distribution is biased (T4)."""
-    s = np.asarray(samples, dtype=float)
-    lo, hi = float(np.nanquantile(s, 0.025)), float(np.nanquantile(s, 0.975))
-    if centre is not None:
-        shift = centre - float(np.nanmedian(s))
-        lo, hi = lo + shift, hi + shift
-    return lo, hi
-
-
-crow, t3_rows, att_rows = [], [], []
+cl = claims.Claims(job.params["claims"], model=w["model"], dataset="all", rule=job.rule)
+t3_rows, att_rows = [], []
 for d in sorted(tables):
     n = len(per_prompt[d]["tr"])
 
@@ -80,21 +70,11 @@ for d in sorted(tables):
 
     point = resample(d)
     boots = [resample(d, boot_idx(d)) for _ in range(B_BOOT)]
-    spec = [
-        ("T2", "TR and induction rankings agree more than any other pair (TR-TL, TL-IH)",
-         "Spearman(TR,IH) - max(Spearman(TR,TL), Spearman(TL,IH))", t2, "TR-IH clearly highest"),
-        ("T3", "The top 10% induction heads rank higher among TR heads than among TL heads",
-         "mean top-% of IH heads in TL ranking - in TR ranking", t3, "~50% vs ~20%"),
-        ("F1", "TR heads sit in deeper layers than TL heads", "mean layer of top TR - top TL heads", f1, "TR deeper"),
-        ("F2", "TR heads attend more to the demonstration labels than TL heads",
-         "attention N->labels: top TR - top TL heads", lambda m: f2(m, "attn_labels", "tr", "tl"), "0.05 vs 0.02"),
-        ("F2", "TL heads attend more to the query than TR heads",
-         "attention N->query: top TL - top TR heads", lambda m: f2(m, "attn_query", "tl", "tr"), "0.36 vs 0.21"),
-    ]
-    for art, claim, metric, fn, ref in spec:
-        crow.append(claims.row(artifact=art, claim=claim, model=w["model"], dataset=d, metric=metric,
-                               value=float(fn(point)), ci=ci([fn(b) for b in boots]), direction="positive",
-                               paper_value=ref, n=n, rule=job.rule))
+    # Claims (S2): each statistic on all prompts and on bootstrap resamples of them (config/claims.yaml).
+    for cid, fn in (("T2.tr_ih_agree_most", t2), ("T3.ih_rank_higher_in_tr", t3), ("F1.tr_deeper_than_tl", f1),
+                    ("F2.tr_attends_labels", lambda m: f2(m, "attn_labels", "tr", "tl")),
+                    ("F2.tl_attends_query", lambda m: f2(m, "attn_query", "tl", "tr"))):
+        cl.judge(cid, {"estimate": float(fn(point)), "samples": [fn(b) for b in boots]}, dataset=d, n=n)
     c = conditional_mean_percentage(tables[d], 10)
     t3_rows.append({"model": w["model"], "dataset": d, "ih_top_percent": 10, "n_ih_heads": c["n_ih_heads"],
                     "mean_top_percent_in_TR": c["tr"], "mean_top_percent_in_TL": c["tl"], "n": n})
@@ -119,10 +99,7 @@ def t4_claim(ms):
 if len(tables) > 1:
     pt = t4_claim({d: resample(d) for d in tables})
     bs = [t4_claim({d: resample(d, boot_idx(d)) for d in tables}) for _ in range(B_BOOT // 2)]
-    crow.append(claims.row(artifact="T4", claim="TR rankings are more consistent across datasets than TL rankings",
-                           model=w["model"], dataset="all", metric="mean pairwise Spearman: TR - TL", value=pt,
-                           ci=ci(bs, centre=pt), direction="positive", paper_value="TR stable, TL not",
-                           n=sum(len(v["tr"]) for v in per_prompt.values()), rule=job.rule))
+    cl.judge("T4.tr_more_consistent", {"estimate": pt, "samples": bs}, n=sum(len(v["tr"]) for v in per_prompt.values()))
 prov = job.provenance(choices={"ci": f"bootstrap over scoring prompts ({B_BOOT} resamples; T4: {B_BOOT // 2})",
                                "ci_t4": "percentile interval shifted by (point estimate - bootstrap median): resampled "
                                         "prompt means are noisier, which lowers the TL correlations more than the TR "
@@ -133,4 +110,4 @@ prov = job.provenance(choices={"ci": f"bootstrap over scoring prompts ({B_BOOT} 
 write_csv(pd.DataFrame(t3_rows), smk.output.t3, prov)
 write_csv(t4, smk.output.t4, prov)
 write_csv(pd.DataFrame(att_rows), smk.output.attention, prov)
-write_csv(pd.DataFrame(crow, columns=claims.COLUMNS), smk.output.claims, prov)
+write_csv(cl.table(), smk.output.claims, prov)

@@ -41,9 +41,9 @@ answers = sorted({p.answer_token for p in prompts})
 runs = evaluate(model, prompts, answers, conds, share="layers", batch_size=bs, progress=True, desc=f"Y5 {w['task']}")
 rows = []
 for name, res in runs.items():
-    for q, (p, c) in enumerate(zip(prompts, res.correct.tolist())):
+    for q, (p, c, lp) in enumerate(zip(prompts, res.correct.tolist(), res.logp_answer.tolist())):
         rows.append({"model": w["model"], "task": w["task"], "condition": name, **meta[name], "query": p.index,
-                     "correct": int(c)})
+                     "correct": int(c), "logp_answer": lp})
 df = pd.DataFrame(rows)
 df["seed"] = df["seed"].astype("Int64")
 df["n"] = len(prompts)

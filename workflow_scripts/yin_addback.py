@@ -49,9 +49,9 @@ for base in ("clean 10-shot", "shuffled", "zero-shot"):
     runs = evaluate(model, prompts, answers, conds, share="layers", batch_size=bs, progress=True, desc=f"Y7 {base}")
     for name, res in runs.items():
         cond, rseed = (name.split("#")[0], int(name.split("#")[1])) if "#" in name else (name, None)
-        for p, c in zip(prompts, res.correct.tolist()):
+        for p, c, lp in zip(prompts, res.correct.tolist(), res.logp_answer.tolist()):
             rows.append({"model": w["model"], "task": w["task"], "condition": cond, "random_seed": rseed,
-                         "query": p.index, "correct": int(c)})
+                         "query": p.index, "correct": int(c), "logp_answer": lp})
 df = pd.DataFrame(rows)
 df["random_seed"] = df["random_seed"].astype("Int64")
 df["layer"], df["n_fv_heads"], df["n"], df["seed"] = layer, len(fv_heads), len(sets["shuffled"]), seed

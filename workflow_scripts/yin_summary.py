@@ -1,12 +1,10 @@
 """Rule yin_summary (Y5, Y7, Y8 per model): ablation curves and add-back accuracies over the
 evaluation tasks, and their claims rows (figures: rule plot_yin)."""
 from common import Job  # noqa: I001
-import numpy as np
 import pandas as pd
 
 from icl_heads import claims
 from icl_heads.io import write_csv
-from icl_heads.stats import paired_bootstrap
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -31,55 +29,23 @@ addback = per_seed_ab.groupby(["model", "task", "condition"], as_index=False).ag
     layer=("layer", "first"), n_fv_heads=("n_fv_heads", "first"))
 write_csv(addback, smk.output.addback, prov)
 
-# Claims: per ablation type, paired bootstrap over (task, query), effects averaged over the percents.
-crow = []
+# Claims (S2, config/claims.yaml), paired over (task, query): each family's accuracy, and its
+# log p(answer) where the per-task tables hold one, averaged over the ablated shares (and the
+# random family over its seeds); Y7 per add-back condition, random vectors averaged over seeds.
+VALUES = {"accuracy": "correct", "logp_answer": "logp_answer"}  # metric: column of the per-task tables
+Y5 = ["Y5.fv_hurts_more_than_ih", "Y5.excl_fv_hurts_more_than_ih", "Y5.fv_hurts_more_than_random", "Y5.excl_ih_as_random"]
+Y8 = ["Y8.fv_hurts_more_than_ih", "Y8.excl_fv_hurts_more_than_ih", "Y8.fv_hurts_more_than_random", "Y8.excl_ih_as_random"]
+cl = claims.Claims(job.params["claims"], model=m, dataset="eval tasks", rule=job.rule)
 for mode in sorted(set(df.ablation) - {"none"}):
     d = df[df.ablation == mode]
-    wide = d.assign(fam=np.where(d.family == "random", "random", d.family)).pivot_table(
-        index=["task", "query"], columns=["fam", "percent"], values="correct", aggfunc="mean")  # random: mean over seeds
-
-    def fam_mean(fam):
-        return wide[fam].mean(axis=1).to_numpy()
-
-    vals = {f: fam_mean(f) for f in ("IH", "FV", "IH_excl", "FV_excl", "random")}
-    art = "Y5" if mode == "mean" else "Y8"
-    spec = [("Ablating FV heads hurts few-shot accuracy more than ablating induction heads",
-             "acc(IH ablated) - acc(FV ablated), mean over the ablated shares", lambda v: v["IH"] - v["FV"], "positive",
-             "FV ablation hurts more, growing with size"),
-            ("With exclusion, ablating FV heads still hurts accuracy more than ablating induction heads",
-             "acc(IH_excl) - acc(FV_excl), mean over the ablated shares", lambda v: v["IH_excl"] - v["FV_excl"], "positive",
-             "yes (models > 1B)"),
-            ("Ablating FV heads hurts accuracy more than ablating random heads",
-             "acc(random) - acc(FV ablated), mean over the ablated shares", lambda v: v["random"] - v["FV"], "positive", "yes")]
-    for claim, metric, fn, direction, ref in spec:
-        v, lo, hi = paired_bootstrap(vals, fn)
-        crow.append(claims.row(paper="Yin & Steinhardt", artifact=art, claim=f"{claim} ({mode} ablation)", model=m,
-                               dataset="eval tasks", metric=metric, value=v, ci=(lo, hi), direction=direction,
-                               paper_value=ref, n=len(wide), rule=job.rule))
-    v, lo, hi = paired_bootstrap(vals, lambda v: v["random"] - v["IH_excl"])
-    r = claims.row(paper="Yin & Steinhardt", artifact=art,
-                   claim=f"With exclusion, ablating induction heads is about as harmful as random ({mode} ablation)",
-                   model=m, dataset="eval tasks", metric="acc(random) - acc(IH_excl) (holds if CI within +-0.05)",
-                   value=v, ci=(lo, hi), direction="positive", paper_value="~0 (models > 1B)", n=len(wide), rule=job.rule)
-    r["holds"] = "yes" if (lo > -0.05 and hi < 0.05) else ("no" if (hi < -0.05 or lo > 0.05) else "unclear")
-    crow.append(r)
-
-wide = ab.pivot_table(index=["task", "query"], columns="condition", values="correct", aggfunc="mean")
-vals = {c: wide[c].to_numpy() for c in wide.columns}
-spec = [("Adding the function vector to shuffled-label prompts raises accuracy", "acc(shuffled + FV) - acc(shuffled)",
-         lambda v: v["shuffled + FV"] - v["shuffled"], "recovers most of the clean accuracy"),
-        ("The function vector helps shuffled-label prompts more than a random-heads vector",
-         "acc(shuffled + FV) - acc(shuffled + random)", lambda v: v["shuffled + FV"] - v["shuffled + random"], "yes"),
-        ("Adding the function vector to zero-shot prompts raises accuracy", "acc(zero-shot + FV) - acc(zero-shot)",
-         lambda v: v["zero-shot + FV"] - v["zero-shot"], "yes (Todd et al.)")]
-for claim, metric, fn, ref in spec:
-    v, lo, hi = paired_bootstrap(vals, fn)
-    crow.append(claims.row(paper="Yin & Steinhardt", artifact="Y7", claim=claim, model=m, dataset="eval tasks",
-                           metric=metric, value=v, ci=(lo, hi), direction="positive", paper_value=ref, n=len(wide),
-                           rule=job.rule))
-clean, sh, shfv = (float(np.mean(vals[c])) for c in ("clean 10-shot", "shuffled", "shuffled + FV"))
-v, lo, hi = paired_bootstrap(vals, lambda v: (v["shuffled + FV"] - v["shuffled"]) - 0.5 * (v["clean 10-shot"] - v["shuffled"]))
-crow.append(claims.row(paper="Yin & Steinhardt", artifact="Y7", claim="The function vector recovers most (over half) of the clean accuracy lost by shuffling labels",
-                       model=m, dataset="eval tasks", metric="gain from FV - half the shuffling loss", value=v, ci=(lo, hi),
-                       direction="positive", paper_value="recovers most (all models but Pythia 2.8B)", n=len(wide), rule=job.rule))
-write_csv(pd.DataFrame(crow, columns=claims.COLUMNS), smk.output.claims, prov)
+    cols = [c for c in VALUES.values() if c in d]
+    wide = d.pivot_table(index=["task", "query"], columns=["family", "percent"], values=cols, aggfunc="mean")
+    arrays = {k: {f: wide[c][f].mean(axis=1).to_numpy() for f in wide[c].columns.get_level_values(0).unique()}
+              for k, c in VALUES.items() if c in cols}
+    cl.judge(Y5 if mode == "mean" else Y8, arrays, qualifier=f"{mode} ablation")
+cols = [c for c in VALUES.values() if c in ab]
+wide = ab.pivot_table(index=["task", "query"], columns="condition", values=cols, aggfunc="mean")
+arrays = {k: {cond: wide[c][cond].to_numpy() for cond in wide[c].columns} for k, c in VALUES.items() if c in cols}
+cl.judge(["Y7.fv_raises_shuffled", "Y7.fv_beats_random_on_shuffled", "Y7.fv_raises_zero_shot", "Y7.fv_recovers_half"],
+         arrays)
+write_csv(cl.table(), smk.output.claims, prov)

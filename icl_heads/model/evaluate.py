@@ -1,6 +1,6 @@
-"""The one evaluation loop: full-vocabulary argmax at N (and p(answer)) of every prompt under
-each of several conditions, with one result type (`Eval`) for every "accuracy under
-condition X" of T5-T7, L1-L7 and Y5-Y8.
+"""The one evaluation loop: full-vocabulary argmax at N (and p(answer), log p(answer), log p(label
+set)) of every prompt under each of several conditions, with one result type (`Eval`) for every
+"accuracy under condition X" of T5-T7, L1-L7 and Y5-Y8.
 
 A condition is a list of intervention values and of batch-dependent items (objects with
 `resolve(model, batch, start) -> [interventions]` and `first_column(batch) -> int`, such as an
@@ -32,6 +32,10 @@ class Eval:
     in_set: torch.Tensor    # [n] float 0/1: argmax in the label token set (nan without a label set)
     argmax: torch.Tensor    # [n]
     p_answer: torch.Tensor  # [n] probability of the answer token
+    # Continuous partners of the 0/1 fields, for claims where accuracy or TR ratio sits at a floor
+    # (icl_heads.claims); None where the result did not come from `evaluate`.
+    logp_answer: torch.Tensor | None = None     # [n] log p(answer token), from log_softmax (no underflow)
+    logp_label_set: torch.Tensor | None = None  # [n] log of the probability mass on the label token set (nan without one)
 
 
 def length_batches(prompts, batch_size: int) -> list[list[int]]:
@@ -62,6 +66,9 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
     n = len(prompts)
     args = {k: torch.empty(n, dtype=torch.long) for k in conditions}
     pas = {k: torch.empty(n) for k in conditions}
+    lpa = {k: torch.empty(n) for k in conditions}
+    lps = {k: torch.full((n,), float("nan")) for k in conditions}
+    labs = torch.as_tensor(list(label_tokens), dtype=torch.long) if label_tokens is not None and len(label_tokens) else None
     for idx in tqdm(length_batches(prompts, batch_size), desc=desc, file=sys.stderr, disable=not progress, unit="batch"):
         b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
         rows = torch.tensor(idx)
@@ -85,12 +92,15 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
                 logits = model.run(b, want=("logits",), ivs=ivs, prefix=prefix).logits
             args[name][rows] = logits.argmax(-1)
             pas[name][rows] = torch.softmax(logits, -1).gather(-1, ans[:, None])[:, 0]
+            logp = torch.log_softmax(logits.float(), -1)
+            lpa[name][rows] = logp.gather(-1, ans[:, None])[:, 0]
+            if labs is not None:
+                lps[name][rows] = torch.logsumexp(logp[:, labs.unique()], -1)
     answers = torch.tensor([p.answer_token for p in prompts])
-    labs = torch.as_tensor(list(label_tokens), dtype=torch.long) if label_tokens is not None and len(label_tokens) else None
     out = {}
     for name in conditions:
         in_set = torch.isin(args[name], labs).float() if labs is not None else torch.full((n,), float("nan"))
-        out[name] = Eval((args[name] == answers).float(), in_set, args[name], pas[name])
+        out[name] = Eval((args[name] == answers).float(), in_set, args[name], pas[name], lpa[name], lps[name])
     return out
 
 
