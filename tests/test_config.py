@@ -58,7 +58,9 @@ def test_default_config_defaults_for_missing_blocks(tmp_path):
     assert cfg["prompts"] == {"n_shot": 8, "n_score": 50, "n_eval": 200, "balanced": True, "batch_size": 8}
     assert cfg["tsla"] == {"top_percent": 3, "threshold_sweep": [1, 2, 3, 5, 10], "random_seeds": 5,
                            "sweep_random_seeds": 5, "ablation": "zero", "steer_layer": -1,
-                           "perturbations": ["shuffle_text", "labels_01", "flip_labels"]}
+                           "perturbations": ["shuffle_text", "labels_01", "flip_labels"],
+                           "steer_sweep": {"layer_fractions": [0.25, 0.5, 0.75], "relative_scales": [0.1, 0.25, 0.5, 1.0],
+                                           "random_seeds": 2}}
     assert cfg["induction"] == {"n_sequences": 1000, "seq_len": 50, "batch_size": 16, "average": "repeated"}
     assert cfg["seed"] == 0
     assert cfg["data_dir"] == "../shared/data"
