@@ -45,7 +45,8 @@ def test_dpi_plans_every_figure_and_the_gallery_only(built):
     wd, cfg = built
     cfg = copy.deepcopy(cfg)
     cfg["plots"] = {"dpi": 120}
-    assert plan(wd, cfg, "dpi") == PLOTS | {"plot_head_map", "plot_claims"} | AFTER_A_FIGURE  # + S1, S2
+    # + S1, S2 and the T7 sweep (which draws no palette colour)
+    assert plan(wd, cfg, "dpi") == PLOTS | {"plot_head_map", "plot_claims", "plot_tsla_steering_sweep"} | AFTER_A_FIGURE
 
 
 @pytest.mark.parametrize(("family", "figures"), [

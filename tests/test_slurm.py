@@ -25,7 +25,7 @@ from tiny_run import DATASET, MODEL
 SLURM_TOOLS = Path(os.environ.get("ICL_SLURM_TOOLS", SHARED_DATA.parent / "tools" / "slurm"))
 SLURM_STATE = Path(os.environ.get("SLURM_STATE_DIR", "/run/slurm-local"))
 JOBCOMP_LOG = Path("/var/log/slurm-local/jobcomp.log")  # JobCompLoc of start_slurm.sh
-NO_DEVICE_RULES = {"materialise_model", "prompts"}  # read a model's manifest, never run it
+NO_DEVICE_RULES = {"materialise_model", "prompts", "yin_dynamics"}  # read a model's manifest, never run it
 GPU_RULES = {"cache", "induction_scores", "fv_scores", "tsla_ablation", "tsla_perturbation", "tsla_steering"}
 
 
