@@ -10,6 +10,7 @@ and rebuilds it, and the job fails with a message that names the file and says s
 from __future__ import annotations
 
 import json
+import os
 import struct
 from pathlib import Path
 
@@ -92,10 +93,14 @@ def verify_inputs(paths, heal: bool = True):
 def sweep(roots, remove_damaged: bool = True, log=print) -> list[Path]:
     """At DAG build: every output under `roots` whose size differs from the `bytes` its sidecar
     recorded (a truncated or cut file), or whose sidecar does not decode, is removed with its
-    sidecar (unless remove_damaged is False, e.g. in a dry run), so that this very run plans its
-    rule again. Cheap: one stat and one small JSON read per output; the full sha256 check happens
-    when a job reads its inputs (`verify_inputs`). Returns the damaged paths."""
-    bad = []
+    sidecar, and so are the outputs of the jobs that read it (found through their sidecars'
+    `inputs`): Snakemake does not remake a missing intermediate file whose consumers are up to
+    date, but it reruns a consumer whose output is missing, and that remakes the damaged file
+    first, all in this very run (the outputs are deterministic, so the rebuilt files are the same
+    bytes). With remove_damaged False (a dry run) nothing is touched, only reported. Cheap: one
+    stat and one small JSON read per output; the full sha256 check happens when a job reads its
+    inputs (`verify_inputs`). Returns the damaged paths."""
+    records, bad = {}, []
     for root in roots:
         root = Path(root)
         if not root.is_dir():
@@ -106,21 +111,34 @@ def sweep(roots, remove_damaged: bool = True, log=print) -> list[Path]:
             path = sc.with_name(sc.name[: -len(".prov.json")])
             try:
                 rec = json.loads(sc.read_text())
-                want = rec.get("bytes") if isinstance(rec, dict) else None
+                rec = rec if isinstance(rec, dict) else None
             except (ValueError, UnicodeDecodeError, OSError):
-                want, rec = None, None
-            if rec is None:
-                why = f"its provenance record {sc} does not decode"
-            elif want is not None and path.is_file() and path.stat().st_size != want:
-                why = f"{path.stat().st_size} bytes, its provenance record says {want} (truncated or cut)"
-            else:
-                continue
-            bad.append(path)
-            if remove_damaged:
-                remove(path)
-                if sc.is_file():
-                    sc.unlink()
-                log(f"damaged output {path}: {why}; removed, this run rebuilds it")
-            else:
-                log(f"damaged output {path}: {why}; a real run removes and rebuilds it")
+                rec = None
+            records[path] = rec
+    consumers: dict[str, list[Path]] = {}
+    for path, rec in records.items():
+        for inp in (rec or {}).get("inputs", []):
+            if isinstance(inp, dict) and inp.get("path"):
+                consumers.setdefault(os.path.normpath(inp["path"]), []).append(path)
+    for path, rec in records.items():
+        if rec is None:
+            why = "its provenance record does not decode"
+        elif rec.get("bytes") is not None and path.is_file() and path.stat().st_size != rec["bytes"]:
+            why = f"{path.stat().st_size} bytes, its provenance record says {rec['bytes']} (truncated or cut)"
+        else:
+            continue
+        bad.append(path)
+        readers = sorted(set(consumers.get(os.path.normpath(str(path)), [])))
+        if remove_damaged:
+            remove(path)
+            sc = sidecar(path)
+            if sc.is_file():
+                sc.unlink()
+            for r in readers:
+                remove(r)
+            log(f"damaged output {path}: {why}; removed with the {len(readers)} output(s) made from it, "
+                "this run rebuilds them")
+        else:
+            log(f"damaged output {path}: {why}; a real run removes and rebuilds it and the {len(readers)} "
+                "output(s) made from it")
     return bad

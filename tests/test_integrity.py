@@ -48,8 +48,13 @@ def test_a_csv_cut_at_a_line_boundary_is_caught(tmp_path):
     lines = p.read_text().splitlines(keepends=True)
     p.write_text("".join(lines[:40]))                  # still a valid CSV
     assert integrity.check(p) is not None
+    reader = tmp_path / "overlap.csv"               # made from it: its sidecar lists p as an input
+    write_csv(pd.DataFrame({"y": [1]}), reader, Provenance("reader", inputs=[str(p)]))
+    other = tmp_path / "other.csv"
+    write_csv(pd.DataFrame({"z": [1]}), other, _prov())
     bad = integrity.sweep([tmp_path], log=lambda m: None)
     assert bad == [p] and not p.exists() and not sidecar(p).exists()
+    assert not reader.exists() and not sidecar(reader).exists() and other.exists()   # so Snakemake reruns both
 
 
 def test_truncated_safetensors_without_a_record_and_load_tensors(tmp_path):

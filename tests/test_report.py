@@ -114,7 +114,10 @@ def check_report(wd: Path, run):
                 chain = frame.locator("#chain").inner_text(timeout=30_000)
                 body = frame.locator("body").inner_text()
                 assert f"- {fig}" in chain and "rule: " in chain
-                models = [m for m in model_sha if f"/{m}/" in fig] or list(_config(wd)["run_models"])
+                # the model the figure's path names (e.g. a trained one, with no file hash in the config),
+                # else every model of run_models (figures of all models)
+                named = [m for m in _config(wd)["models"] if f"/{m}/" in fig]
+                models = named or list(_config(wd)["run_models"])
                 for m in filter(model_sha.get, models):  # models named by a file hash in the config
                     assert model_sha[m] in body, f"{prov}: no sha256 of {m}'s model file"
                 assert "builtin:" in body, f"{prov}: no data file hash"
