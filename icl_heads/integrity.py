@@ -90,17 +90,27 @@ def verify_inputs(paths, heal: bool = True):
             raise DamagedFile(p, why, removed=heal)
 
 
+def mark_incomplete(path: str | Path, workdir: str | Path = "."):
+    """Record `path` as an incomplete output in Snakemake's own bookkeeping of the working
+    directory (.snakemake/incomplete/<urlsafe base64 of the path>, the record a killed job leaves):
+    with rerun-incomplete (on in profiles/default) this very run rebuilds it, then everything made
+    from it; without, Snakemake stops and says to add --rerun-incomplete."""
+    from base64 import urlsafe_b64encode
+
+    d = Path(workdir) / ".snakemake" / "incomplete"
+    d.mkdir(parents=True, exist_ok=True)
+    (d / urlsafe_b64encode(str(path).encode()).decode()).write_text(json.dumps({"external_jobid": None}))
+
+
 def sweep(roots, remove_damaged: bool = True, log=print) -> list[Path]:
     """At DAG build: every output under `roots` whose size differs from the `bytes` its sidecar
-    recorded (a truncated or cut file), or whose sidecar does not decode, is removed with its
-    sidecar, and so are the outputs of the jobs that read it (found through their sidecars'
-    `inputs`): Snakemake does not remake a missing intermediate file whose consumers are up to
-    date, but it reruns a consumer whose output is missing, and that remakes the damaged file
-    first, all in this very run (the outputs are deterministic, so the rebuilt files are the same
-    bytes). With remove_damaged False (a dry run) nothing is touched, only reported. Cheap: one
-    stat and one small JSON read per output; the full sha256 check happens when a job reads its
-    inputs (`verify_inputs`). Returns the damaged paths."""
-    records, bad = {}, []
+    recorded (a truncated or cut file), or whose sidecar does not decode, is marked incomplete
+    (`mark_incomplete`; unless remove_damaged is False, e.g. in a dry run), so this very run
+    rebuilds it and what is made from it. (Deleting it would not do: Snakemake does not remake a
+    missing intermediate file whose consumers are up to date.) An unreadable sidecar is removed.
+    Cheap: one stat and one small JSON read per output; the full sha256 check happens when a job
+    reads its inputs (`verify_inputs`). Returns the damaged paths."""
+    bad = []
     for root in roots:
         root = Path(root)
         if not root.is_dir():
@@ -114,31 +124,20 @@ def sweep(roots, remove_damaged: bool = True, log=print) -> list[Path]:
                 rec = rec if isinstance(rec, dict) else None
             except (ValueError, UnicodeDecodeError, OSError):
                 rec = None
-            records[path] = rec
-    consumers: dict[str, list[Path]] = {}
-    for path, rec in records.items():
-        for inp in (rec or {}).get("inputs", []):
-            if isinstance(inp, dict) and inp.get("path"):
-                consumers.setdefault(os.path.normpath(inp["path"]), []).append(path)
-    for path, rec in records.items():
-        if rec is None:
-            why = "its provenance record does not decode"
-        elif rec.get("bytes") is not None and path.is_file() and path.stat().st_size != rec["bytes"]:
-            why = f"{path.stat().st_size} bytes, its provenance record says {rec['bytes']} (truncated or cut)"
-        else:
-            continue
-        bad.append(path)
-        readers = sorted(set(consumers.get(os.path.normpath(str(path)), [])))
-        if remove_damaged:
-            remove(path)
-            sc = sidecar(path)
-            if sc.is_file():
-                sc.unlink()
-            for r in readers:
-                remove(r)
-            log(f"damaged output {path}: {why}; removed with the {len(readers)} output(s) made from it, "
-                "this run rebuilds them")
-        else:
-            log(f"damaged output {path}: {why}; a real run removes and rebuilds it and the {len(readers)} "
-                "output(s) made from it")
+            if rec is None:
+                why = "its provenance record does not decode"
+            elif rec.get("bytes") is not None and path.is_file() and path.stat().st_size != rec["bytes"]:
+                why = f"{path.stat().st_size} bytes, its provenance record says {rec['bytes']} (truncated or cut)"
+            else:
+                continue
+            if not path.is_file():
+                continue
+            bad.append(path)
+            if remove_damaged:
+                if rec is None:
+                    sc.unlink()
+                mark_incomplete(path)
+                log(f"damaged output {path}: {why}; marked incomplete, this run rebuilds it")
+            else:
+                log(f"damaged output {path}: {why}; a real run rebuilds it")
     return bad
