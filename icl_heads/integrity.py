@@ -22,7 +22,7 @@ class DamagedFile(RuntimeError):
 
     def __init__(self, path, why: str, removed: bool = False):
         self.path, self.why, self.removed = Path(path), why, removed
-        fix = ("it has been removed with its provenance record: run the same snakemake command again and it is rebuilt"
+        fix = ("it has been marked for a rebuild: run the same snakemake command again and it is rebuilt"
                if removed else "delete it (and its .prov.json) and run the same snakemake command again to rebuild it")
         super().__init__(f"damaged file {path}: {why}; {fix}")
 
@@ -81,12 +81,15 @@ def remove(path: str | Path):
 
 
 def verify_inputs(paths, heal: bool = True):
-    """Check every path; on the first damaged one remove it (heal) and raise DamagedFile."""
+    """Check every path; on the first damaged one mark it incomplete in Snakemake's records
+    (heal: the next run rebuilds it first, rerun-incomplete being on in profiles/default) and
+    raise DamagedFile naming it. (Removing it would not do: a missing intermediate whose other
+    consumers are up to date is not remade.)"""
     for p in paths:
         why = check(p)
         if why is not None:
             if heal:
-                remove(p)
+                mark_incomplete(p)
             raise DamagedFile(p, why, removed=heal)
 
 

@@ -31,8 +31,8 @@ class Job:
                             format=f"%(asctime)s {self.rule} %(message)s", force=True)
         self.log = logging.getLogger(self.rule)
         self.threads = smk.threads
-        # A damaged input (truncated, edited: not what its provenance record hashed) is removed
-        # with its record, so that the same snakemake command rebuilds it; this job fails naming it.
+        # A damaged input (truncated, edited: not what its provenance record hashed) is marked for a
+        # rebuild (Snakemake's incomplete record), so the same snakemake command rebuilds it; this job fails naming it.
         from icl_heads.integrity import DamagedFile, verify_inputs
 
         try:
