@@ -265,25 +265,29 @@ def size_problems(config: dict, name: str, sizes: dict[str, int]) -> list[str]:
     for role in ("fv.scoring_tasks", "fv.eval_tasks"):
         if role in roles:
             too_few_demos("fv.n_shot", fv.get("n_shot"), role)
-    if "fv.scoring_tasks" in roles and fv.get("n_prompts"):
-        n, test = fv["n_prompts"], split("test", "fv.n_prompts")
-        if test is not None and n > test:
-            out.append(f"config key `fv.n_prompts`: {n} prompts a scoring task, their queries from the test split, "
-                       f"but dataset {name!r} (fv.scoring_tasks) has {test} examples there, so fewer would be "
-                       f"scored; set fv.n_prompts to at most {test}, or remove {name!r} from fv.scoring_tasks")
+    def over_split(key: str, n, which: str, message):
+        """message(size) when `n` (config key `key`) exceeds the dataset's `which` split."""
+        size = split(which, key) if n else None
+        if size is not None and n > size:
+            out.append(message(size))
+
+    if "fv.scoring_tasks" in roles:
+        n = fv.get("n_prompts")
+        over_split("fv.n_prompts", n, "test", lambda test: (
+            f"config key `fv.n_prompts`: {n} prompts a scoring task, their queries from the test split, "
+            f"but dataset {name!r} (fv.scoring_tasks) has {test} examples there, so fewer would be "
+            f"scored; set fv.n_prompts to at most {test}, or remove {name!r} from fv.scoring_tasks"))
     if "fv.eval_tasks" in roles:
-        if fv.get("n_eval"):
-            n, test = fv["n_eval"], split("test", "fv.n_eval")
-            if test is not None and n > test:
-                out.append(f"config key `fv.n_eval`: {n} evaluation queries a task (Y5, Y7, Y8) from the test split, "
-                           f"but dataset {name!r} (fv.eval_tasks) has {test} examples there, so fewer would be "
-                           f"evaluated; set fv.n_eval to at most {test}, or remove {name!r} from fv.eval_tasks")
-        if fv.get("n_prompts"):
-            n, train = fv["n_prompts"], split("train", "fv.n_prompts")
-            if train is not None and n > train:
-                out.append(f"config key `fv.n_prompts`: Y7 averages head outputs over {n} prompts whose queries come "
-                           f"from the train split, but dataset {name!r} (fv.eval_tasks) has {train} examples there; "
-                           f"set fv.n_prompts to at most {train}, or remove {name!r} from fv.eval_tasks")
+        n = fv.get("n_eval")
+        over_split("fv.n_eval", n, "test", lambda test: (
+            f"config key `fv.n_eval`: {n} evaluation queries a task (Y5, Y7, Y8) from the test split, "
+            f"but dataset {name!r} (fv.eval_tasks) has {test} examples there, so fewer would be "
+            f"evaluated; set fv.n_eval to at most {test}, or remove {name!r} from fv.eval_tasks"))
+        m = fv.get("n_prompts")
+        over_split("fv.n_prompts", m, "train", lambda train: (
+            f"config key `fv.n_prompts`: Y7 averages head outputs over {m} prompts whose queries come "
+            f"from the train split, but dataset {name!r} (fv.eval_tasks) has {train} examples there; "
+            f"set fv.n_prompts to at most {train}, or remove {name!r} from fv.eval_tasks"))
     ltv_roles = [r for r in roles if r.startswith("ltv.")]
     if ltv_roles:
         ltv = config.get("ltv", {})

@@ -3,9 +3,9 @@
 Every output written by `icl_heads.io` has a provenance sidecar (`X.prov.json`) holding the
 sha256 of the file as written. `check(path)` compares a file with that record (and, where a
 file has none, decodes it fully: JSON, safetensors headers). A rule script checks its inputs
-before it does any work (`workflow_scripts/common.Job`); a damaged input is removed together with
-its sidecar, so that the next run of the same snakemake command plans its producing rule again
-and rebuilds it, and the job fails with a message that names the file and says so.
+before it does any work (`workflow_scripts/common.Job`); a damaged input is marked incomplete in
+Snakemake's records, so that the next run of the same snakemake command rebuilds it first, and the
+job fails with a message that names the file and says so.
 """
 from __future__ import annotations
 
@@ -20,10 +20,10 @@ from .provenance import sha256_file, sidecar
 class DamagedFile(RuntimeError):
     """A workflow file that does not match its provenance record or does not decode."""
 
-    def __init__(self, path, why: str, removed: bool = False):
-        self.path, self.why, self.removed = Path(path), why, removed
+    def __init__(self, path, why: str, healed: bool = False):
+        self.path, self.why, self.healed = Path(path), why, healed
         fix = ("it has been marked for a rebuild: run the same snakemake command again and it is rebuilt"
-               if removed else "delete it (and its .prov.json) and run the same snakemake command again to rebuild it")
+               if healed else "delete it (and its .prov.json) and run the same snakemake command again to rebuild it")
         super().__init__(f"damaged file {path}: {why}; {fix}")
 
 
@@ -90,7 +90,7 @@ def verify_inputs(paths, heal: bool = True):
         if why is not None:
             if heal:
                 mark_incomplete(p)
-            raise DamagedFile(p, why, removed=heal)
+            raise DamagedFile(p, why, healed=heal)
 
 
 def mark_incomplete(path: str | Path, workdir: str | Path = "."):

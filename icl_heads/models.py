@@ -243,7 +243,7 @@ def read_manifest(model_dir: str | Path) -> dict:
         from .integrity import DamagedFile, remove
 
         remove(mf)   # rule materialise_model's output: the next run plans it again
-        raise DamagedFile(mf, f"does not decode as JSON ({e})", removed=True) from e
+        raise DamagedFile(mf, f"does not decode as JSON ({e})", healed=True) from e
 
 
 def default_device() -> str:
@@ -297,7 +297,7 @@ def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None =
         remove(model_dir / MANIFEST)   # the materialised copy is damaged: rule materialise_model rebuilds it
         if man.get("source") == "train":
             remove(Path(path).parent / "training.json")   # trained here: rule train_model retrains them (seeded)
-        raise DamagedFile(path, f"the materialised weights do not load ({type(e).__name__}: {e})", removed=True) from e
+        raise DamagedFile(path, f"the materialised weights do not load ({type(e).__name__}: {e})", healed=True) from e
     model.to(device or default_device())
     return HookedModel(model, tok, name=man["name"], meta={"source_sha256": man["source_sha256"],
                                                           "source_file": man["source_file"]})

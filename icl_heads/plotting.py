@@ -194,31 +194,20 @@ def addback_sweep(df, title: str, palette: dict | None = None):
     base = df[df.vector == "none (shuffled)"].groupby("task")["correct"].mean()
     sub = df[df.vector != "none (shuffled)"].copy()
     sub["gain"] = sub["correct"] - sub["task"].map(base)
-    panels = sorted({(h, v) for h, v in zip(sub["heads"], sub["vector"])}, key=lambda t: (t[0], t[1] != "FV"))
-    layers = sorted(sub.layer.unique())
-    scales = ["raw"] + sorted({s for s in sub.scale.unique() if s != "raw"}, key=float)
+    sub["panel"] = sub["heads"] + "\n" + sub["vector"]
+    pairs = sorted({(h, v) for h, v in zip(sub["heads"], sub["vector"])}, key=lambda t: (t[0], t[1] != "FV"))
+    panels = [f"{h}\n{v}" for h, v in pairs]
     fig, axes = plt.subplots(1, len(panels), figsize=(2.3 * len(panels) + 1.2, 3.0), squeeze=False,
                              constrained_layout=True)
-    im = None
-    for ax, (h, v) in zip(axes[0], panels):
-        g = sub[(sub.heads == h) & (sub.vector == v)].groupby(["scale", "layer"])["gain"].mean()
-        mat = np.array([[g.get((s, l), np.nan) for l in layers] for s in scales])
-        im = ax.imshow(mat, cmap="RdBu_r", vmin=-1, vmax=1, aspect="auto")
-        for i in range(len(scales)):
-            for j in range(len(layers)):
-                if not np.isnan(mat[i, j]):
-                    ax.text(j, i, f"{mat[i, j]:+.2f}", ha="center", va="center", fontsize=6)
-        ax.set_xticks(range(len(layers)), [str(l) for l in layers])
-        ax.set_yticks(range(len(scales)), scales if ax is axes[0][0] else [])
-        ax.set_xlabel("injection layer")
-        ax.set_title(f"{h}\n{v}", fontsize=7)
-    axes[0][0].set_ylabel("scale (vector RMS / residual RMS)")
-    fig.colorbar(im, ax=axes[0].tolist(), shrink=0.8, label="accuracy gain over shuffled")
+    _sweep_panels(fig, axes[0], sub, panels, "panel", "gain", "scale (vector RMS / residual RMS)",
+                  "accuracy gain over shuffled", ylabel_size=None)
     fig.suptitle(title, fontsize=9)
     return fig
 
 
-def _sweep_panels(fig, axes_row, sub, panels, key, value, label):
+def _sweep_panels(fig, axes_row, sub, panels, key, value, ylabel, cbar_label, ylabel_size=7):
+    """One heatmap per panel (rows of `sub` with sub[key] == panel): mean `value` by scale (rows:
+    raw, then the relative scales) and injection layer (columns), each cell written in it."""
     layers = sorted(sub.layer.unique())
     scales = ["raw"] + sorted({s for s in sub.scale.unique() if s != "raw"}, key=float)
     im = None
@@ -234,8 +223,8 @@ def _sweep_panels(fig, axes_row, sub, panels, key, value, label):
         ax.set_yticks(range(len(scales)), scales if ax is axes_row[0] else [])
         ax.set_xlabel("injection layer")
         ax.set_title(str(p), fontsize=7)
-    axes_row[0].set_ylabel(f"{label}\nscale (RMS / residual RMS)", fontsize=7)
-    fig.colorbar(im, ax=list(axes_row), shrink=0.8, label="gain over zero-shot")
+    axes_row[0].set_ylabel(ylabel, fontsize=ylabel_size)
+    fig.colorbar(im, ax=list(axes_row), shrink=0.8, label=cbar_label)
 
 
 def steering_sweep(df, title: str):
@@ -250,8 +239,8 @@ def steering_sweep(df, title: str):
     panels = sorted(sub.vector.unique())
     fig, axes = plt.subplots(2, len(panels), figsize=(2.3 * len(panels) + 1.4, 5.0), squeeze=False,
                              constrained_layout=True)
-    _sweep_panels(fig, axes[0], sub, panels, "vector", "gain_tr_ratio", "TR ratio")
-    _sweep_panels(fig, axes[1], sub, panels, "vector", "gain_correct", "accuracy")
+    for row, (value, name) in zip(axes, (("gain_tr_ratio", "TR ratio"), ("gain_correct", "accuracy"))):
+        _sweep_panels(fig, row, sub, panels, "vector", value, f"{name}\nscale (RMS / residual RMS)", "gain over zero-shot")
     fig.suptitle(title, fontsize=9)
     return fig
 

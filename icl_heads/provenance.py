@@ -12,6 +12,7 @@ import argparse
 import datetime as _dt
 import functools
 import hashlib
+import os
 import json
 import platform
 import subprocess
@@ -26,12 +27,21 @@ def sidecar(path: str | Path) -> Path:
     return path.with_name(path.name + SUFFIX)
 
 
+_SHA256: dict = {}
+
+
 def sha256_file(path: str | Path) -> str:
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            h.update(block)
-    return h.hexdigest()
+    """The file's sha256, computed once per (file, size, mtime) in a process: a job checks its
+    inputs against their records (icl_heads.integrity) and then records the same hashes."""
+    st = os.stat(path)
+    key = (os.path.realpath(path), st.st_size, st.st_mtime_ns)
+    if key not in _SHA256:
+        h = hashlib.sha256()
+        with open(path, "rb") as f:
+            for block in iter(lambda: f.read(1 << 20), b""):
+                h.update(block)
+        _SHA256[key] = h.hexdigest()
+    return _SHA256[key]
 
 
 @functools.lru_cache(maxsize=None)

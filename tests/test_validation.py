@@ -89,9 +89,7 @@ def test_empty_label_word_is_refused(word, tmp_path):
     cfg = local(base(tmp_path), format="jsonl", fields={"input": "sentence"},
                 files={"train": "t.jsonl", "test": "t.jsonl"})
     cfg["datasets"]["mine"]["label_words"]["1"] = word
-    with pytest.raises(ConfigError) as ei:
-        cfgmod.validate(cfg)
-    msg = str(ei.value)
+    msg = refused(cfg)
     assert starts_with_key(msg, "datasets.mine.label_words")
     assert "'1'" in msg and "bare space" in msg
 
@@ -129,9 +127,7 @@ def test_eval_set_that_just_fits_passes():
 def test_generation_task_in_classification_datasets_is_refused():
     cfg = base()
     cfg["classification_datasets"] = ["sentiment_lexicon", "antonym"]
-    with pytest.raises(ConfigError) as ei:
-        cfgmod.validate(cfg)
-    msg = str(ei.value)
+    msg = refused(cfg)
     assert starts_with_key(msg, "classification_datasets")
     assert "'antonym' is a generation task" in msg and "datasets.antonym.label_words" in msg
 
