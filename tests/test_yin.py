@@ -151,3 +151,20 @@ def test_addback_sweep_scales_and_layers():
     assert sweep_layers(30, [0.17, 0.33, 0.5, 0.67]) == [5, 10, 15, 20]
     assert sweep_layers(18, [0.17, 0.33, 0.5, 0.67]) == [3, 6, 9, 12]
     assert sweep_layers(4, [0.0, 0.1, 1.0]) == [0, 3]
+
+
+def test_resid_rms_at_final_is_the_mean_rms_of_each_block_input(tiny_hooked):
+    """Against the model's own hidden states (output_hidden_states: entry l is block l's input),
+    one prompt at a time, no padding: the mean over prompts of sqrt(mean_d x^2) at the last token."""
+    from icl_heads.yin import resid_rms_at_final
+
+    h = tiny_hooked
+    rows = [[1, 5, 9, 12, 7], [1, 11, 50], [1, 4, 4, 8]]
+    prompts = [Prompt(index=i, text="", input_ids=r, answer="", answer_token=3) for i, r in enumerate(rows)]
+    want = torch.zeros(h.n_layers, dtype=torch.float64)
+    with torch.no_grad():
+        for r in rows:
+            hs = h.model(input_ids=torch.tensor([r]), output_hidden_states=True).hidden_states
+            want += torch.stack([hs[l][0, -1].double().pow(2).mean().sqrt() for l in range(h.n_layers)])
+    got = resid_rms_at_final(h, prompts, batch_size=2)
+    torch.testing.assert_close(got.double(), want / len(rows), atol=1e-5, rtol=1e-5)
