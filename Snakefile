@@ -30,3 +30,7 @@ rule all:
         "figures",
         all_tables(),
     default_target: True
+
+
+# Last: provenance sidecars are declared outputs of the rules that write them.
+declare_sidecars()

@@ -4,6 +4,7 @@ any point leaves either nothing or a complete file with its record."""
 from __future__ import annotations
 
 import contextlib
+import glob as _glob
 import json
 import os
 import tempfile
@@ -20,6 +21,10 @@ def atomic_path(path: str | Path, prov: Provenance | None = None, extra: dict | 
     """Yield a temporary path; on success write the sidecar and move the file to `path`."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
+    # Temporary files of an earlier writer of this same file that was killed (SIGKILL runs no
+    # cleanup): only one job ever writes a given output, so they are stale by now.
+    for stale in path.parent.glob(_glob.escape("." + path.name + ".") + "*.part" + _glob.escape(path.suffix)):
+        stale.unlink(missing_ok=True)
     fd, tmp = tempfile.mkstemp(prefix="." + path.name + ".", suffix=".part" + path.suffix, dir=path.parent)
     os.close(fd)
     tmp = Path(tmp)

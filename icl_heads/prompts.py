@@ -67,7 +67,8 @@ def answer_token(tokenizer, word: str, where: str = "?") -> tuple[int, bool]:
     digits: " 0" -> [" ", "0"]), the first token after it. The flag says the space was split off."""
     ids = tokenizer(" " + word, add_special_tokens=False)["input_ids"]
     if not ids:
-        raise ConfigError(f"answer {word!r} of {where} tokenises to nothing")
+        raise ConfigError(f"answer {word!r} of {where} tokenises to nothing; "
+                          f"give datasets.{where}.label_words non-empty words")
     if len(ids) > 1 and not tokenizer.decode(ids[:1]).strip():
         return ids[1], True
     return ids[0], False
@@ -149,7 +150,8 @@ def sample_demos(train: list[dict], k: int, rng: random.Random, balanced: bool,
     if k == 0:
         return []
     if k > len(train):
-        raise ConfigError(f"n_shot={k} exceeds the {len(train)} training examples")
+        raise ConfigError(f"n_shot={k} exceeds the {len(train)} training examples; lower the n_shot this rule "
+                          "uses (prompts.n_shot, fv.n_shot or ltv.n_shot) or give the dataset a larger train split")
     if balanced and label_words:
         by_label = {w: [i for i, r in enumerate(train) if r["output"] == w] for w in label_words}
         order = list(label_words)
@@ -179,7 +181,8 @@ def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = 
     queries = task.split(query_split)
     stop = len(queries) if n_queries is None else min(len(queries), start + n_queries)
     if start >= len(queries):
-        raise ConfigError(f"dataset {task.name!r} has {len(queries)} {query_split} examples; queries start at {start}")
+        raise ConfigError(f"dataset {task.name!r} has {len(queries)} {query_split} examples; queries start at {start}: "
+                          f"lower prompts.n_score (the scoring queries come first) or datasets.{task.name}.sizes")
     train = task.split(demo_split)
     words = task.label_set or None
     shown = demonstrated_label_set(words, perturbation)

@@ -29,6 +29,8 @@ rule cache:
     input:
         manifest=manifest,
         prompts="results/{model}/prompts/{dataset}/{pset}.json",
+        # its provenance record: the seed, data and choices the cache inherits
+        prompts_prov="results/{model}/prompts/{dataset}/{pset}.json.prov.json",
     output:
         "results/{model}/cache/{dataset}/{pset}.safetensors",
     log:

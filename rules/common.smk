@@ -200,3 +200,17 @@ def all_tables():
         out += artifact_tables(m)
     out.append("results/claims.csv")
     return out
+
+
+def declare_sidecars():
+    """Every output file's provenance sidecar (X.prov.json, written by icl_heads.io before X is
+    moved into place) becomes an output of the rule that writes it, named `prov`: Snakemake then
+    tracks it with its file (a missing or orphaned sidecar reruns the rule, a failed job's
+    sidecars are removed, --delete-all-output cleans them). Called once, after every rule is
+    defined (the Snakefile's last line); directories are left alone (their files carry their own)."""
+    from snakemake.io import is_flagged
+
+    for r in workflow.rules:
+        files = [str(f) for f in r.output if not is_flagged(f, "directory")]
+        if files:
+            r.set_output(prov=[f + ".prov.json" for f in files])

@@ -5,6 +5,8 @@ rule tsla_scores:
     """T1: TSLA TR / TL scores and DLA baselines per head, induction score joined in."""
     input:
         cache="results/{model}/cache/{dataset}/score.safetensors",
+        # its provenance record: the seed, model and data the scores inherit
+        cache_prov="results/{model}/cache/{dataset}/score.safetensors.prov.json",
         induction="results/{model}/heads/induction.csv",
     output:
         "results/{model}/tsla/scores/{dataset}.csv",

@@ -14,7 +14,7 @@ job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 prompts, payload = read_prompt_set(smk.input.prompts)
 model = job.load_model()
-prov_in = json.loads(Path(str(smk.input.prompts) + ".prov.json").read_text())
+prov_in = json.loads(Path(smk.input.prompts_prov).read_text())
 torch.manual_seed(prov_in.get("seed") or 0)
 tensors = build_cache(model, prompts, payload["label_tokens"] or None, batch_size=job.config["prompts"]["batch_size"])
 meta = {"model": model.name, "dataset": payload["dataset"], "prompt_set": payload["prompt_set"],

@@ -20,7 +20,7 @@ hf = Path(man["path"]) if Path(man["path"]).is_absolute() else man_path.parent /
 tok = AutoTokenizer.from_pretrained(str(hf), local_files_only=True)
 task = job.load_task(w["dataset"])
 seed = job_seed(cfg, "prompts", w["dataset"])  # model-independent: every model sees the same prompt texts
-for out in smk.output:
+for out in job.outputs:
     ps = prompt_set(cfg, Path(out).stem, w["dataset"])
     prompts = build_prompts(task, tok, n_shot=ps.n_shot, start=ps.start, n_queries=ps.n, seed=seed,
                             balanced=cfg["prompts"]["balanced"], perturbation=ps.perturbation)

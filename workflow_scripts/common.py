@@ -10,7 +10,7 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from icl_heads.provenance import Provenance  # noqa: E402
+from icl_heads.provenance import SUFFIX, Provenance  # noqa: E402
 
 
 class Job:
@@ -48,7 +48,15 @@ class Job:
             pass
 
     def inputs(self) -> list[str]:
-        return [str(p) for p in self.smk.input]
+        """The job's input files; sidecars a rule declares as inputs (it reads an input's
+        provenance record) are described by their files' entries and left out."""
+        return [str(p) for p in self.smk.input if not str(p).endswith(SUFFIX)]
+
+    @property
+    def outputs(self) -> list[str]:
+        """The job's output files, without their provenance sidecars (declared outputs too,
+        named `prov`: rules/common.smk declare_sidecars)."""
+        return [str(p) for p in self.smk.output if not str(p).endswith(SUFFIX)]
 
     def load_model(self, attn: str = "eager"):
         """The rule's model (its input `manifest`) as a HookedModel; attn='sdpa' where a rule

@@ -19,4 +19,4 @@ elif job.rule == "plot_ltv_key_heads":
 else:
     df = pd.concat([pd.read_csv(p) for p in smk.input.tables], ignore_index=True)
     fig = ltv_plots.rotation_vs_layer(df, f"F6 rotation and stretch of LTVs ({m})", pal)
-save_figure(fig, list(smk.output), job.provenance())
+save_figure(fig, job.outputs, job.provenance())

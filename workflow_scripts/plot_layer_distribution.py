@@ -21,5 +21,5 @@ for i, path in enumerate(snakemake.input.scores):  # noqa: F821
 fig = layer_distribution(fams, n_layers, f"{job.wildcards['model']}: top {top:g}% heads by layer "
                          f"(TR/TL pooled over {len(snakemake.input.scores)} datasets)",  # noqa: F821
                          palette=job.params["palette"])
-save_figure(fig, list(snakemake.output), job.provenance(config_keys=["tsla.top_percent"]),  # noqa: F821
+save_figure(fig, job.outputs, job.provenance(config_keys=["tsla.top_percent"]),  # noqa: F821
             dpi=job.params["dpi"])

@@ -16,4 +16,4 @@ else:
     steer = pd.concat([pd.read_csv(p) for p in smk.input.steering])
     fig = threshold_sweep(abl, steer, f"{m}: threshold sensitivity (F3), mean over datasets", palette=job.params["palette"])
 # the plotting params (dpi, the palette colours this figure uses) are in the provenance
-save_figure(fig, list(smk.output), job.provenance(), dpi=job.params["dpi"])
+save_figure(fig, job.outputs, job.provenance(), dpi=job.params["dpi"])

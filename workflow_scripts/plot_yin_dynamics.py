@@ -9,4 +9,4 @@ job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 m = job.wildcards["model"]
 fig = training_dynamics(pd.read_csv(smk.input.summary), f"{m}: top-head scores over training (Y9)", job.params["palette"])
-save_figure(fig, list(smk.output), job.provenance(), dpi=job.params["dpi"])
+save_figure(fig, job.outputs, job.provenance(), dpi=job.params["dpi"])

@@ -14,7 +14,7 @@ ind = pd.read_csv(snakemake.input.induction)  # noqa: F821
 df = head_scores_table(cache, ind)
 df.insert(0, "dataset", job.wildcards["dataset"])
 df.insert(0, "model", job.wildcards["model"])
-cprov = json.loads(Path(str(snakemake.input.cache) + ".prov.json").read_text())  # noqa: F821
+cprov = json.loads(Path(snakemake.input.cache_prov).read_text())  # noqa: F821
 df["seed"] = cprov.get("seed")
 prov = job.provenance(seed=cprov.get("seed"), model=cprov.get("model"), data=cprov.get("data"),
                       choices={"unembedding": "final-norm gain folded into W_U", "aggregation": "mean over scoring prompts"})
