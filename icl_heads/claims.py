@@ -258,9 +258,14 @@ class Claims:
     """The claims rows of one job: the rule's registry entries (its param `claims`) and the
     context every row shares; `judge` appends rows, `table` is the claims file."""
 
-    def __init__(self, entries: dict, *, model: str, dataset: str, rule: str, seed: int | None = None):
+    def __init__(self, entries: dict, *, model: str, dataset: str, rule: str, seed: int | None = None,
+                 excluded: str = "", note: str = ""):
+        """excluded: why this job's data are left out of the claims (e.g. its task's clean n-shot
+        accuracy is at floor, `at_floor`): every row keeps its estimate but is "unclear" with that
+        reason. note: appended to every row's verdict_reason (e.g. the tasks left out of a pool)."""
         self.entries, self.rows = entries, []
         self.context = {"model": model, "dataset": dataset, "rule": rule, "seed": seed}
+        self.excluded, self.note = excluded, note
 
     def judge(self, ids, arrays: dict, *, missing: str = "error", **context) -> list[dict]:
         """Rows of the claim id (or ids) from `arrays` (see `judge`); context (dataset, n,
@@ -277,6 +282,12 @@ class Claims:
                 if not _supplied(a, _terms(e, e["metric"])):
                     continue
             out += judge(e, arrays, **{**self.context, **context})
+        for r in out:
+            if self.excluded:
+                r["verdict_reason"] = f"left out: {self.excluded} (the data alone: {r['holds']}, {r['verdict_reason']})"
+                r["holds"] = "unclear"
+            if self.note:
+                r["verdict_reason"] = f"{r['verdict_reason']}; {self.note}"
         self.rows += out
         return out
 
@@ -284,6 +295,21 @@ class Claims:
         import pandas as pd
 
         return pd.DataFrame(self.rows, columns=COLUMNS)
+
+
+def at_floor(correct, floor: float = 0.0) -> bool:
+    """Whether a task's clean n-shot accuracy (0/1 per query; nan ignored) is at floor: at most
+    `floor` (config claims.floor_accuracy; 0: not one query right). On such a task an
+    intervention cannot lower accuracy and a raise measures something other than the task: its
+    rows are flagged, and it is left out of cross-task averages and claims (recorded)."""
+    c = np.asarray(correct, dtype=float)
+    c = c[np.isfinite(c)]
+    return bool(c.size) and float(c.mean()) <= floor
+
+
+def floor_text(accuracy: float, floor: float, shots: str = "n-shot") -> str:
+    """The recorded reason of a floor exclusion."""
+    return f"clean {shots} accuracy {accuracy:.3g} is at floor (<= claims.floor_accuracy {floor:g})"
 
 
 def eval_arrays(evals: dict, pool: str = "mean") -> dict:

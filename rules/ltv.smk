@@ -134,6 +134,7 @@ rule ltv_summary:
         claims="results/{model}/claims/ltv_L1.csv",
     params:
         claims=rule_claims("ltv_summary"),
+        floor_accuracy=config["claims"]["floor_accuracy"],
     log:
         "logs/ltv_summary/{model}.log",
     resources:

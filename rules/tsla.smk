@@ -75,6 +75,7 @@ rule tsla_ablation:
         per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
     params:
         claims=rule_claims("tsla_ablation"),
+        floor_accuracy=config["claims"]["floor_accuracy"],
         tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "ablation")},
         ablation_norm=config["interventions"]["post_attention_norm"],
     log:

@@ -96,6 +96,7 @@ rule yin_summary:
         claims="results/{model}/claims/yin_ablation.csv",
     params:
         claims=rule_claims("yin_summary"),
+        floor_accuracy=config["claims"]["floor_accuracy"],
     log:
         "logs/yin_summary/{model}.log",
     resources:

@@ -236,6 +236,23 @@ def test_missing_arrays_name_the_claim():
         jobs.judge("T5.random_ablation_harmless", {})
 
 
+def test_a_task_at_floor_is_flagged_and_its_claims_are_left_out_with_the_reason():
+    # at floor: no query right (floor 0), or at most the configured share; nan (no answer) ignored
+    assert claims.at_floor(np.zeros(16)) and claims.at_floor([0, 0, np.nan])
+    assert not claims.at_floor(np.r_[np.zeros(15), 1.0])
+    assert claims.at_floor(np.r_[np.zeros(15), 1.0], floor=1 / 16) and not claims.at_floor([], 0.5)
+    # a clear effect (every query 1 vs 0): "yes" from the data, left out all the same
+    arrays = {"accuracy": {"tr": np.ones(12), "zs": np.zeros(12)}}
+    kept = claims.Claims(claims.rule_claims("tsla_steering"), **CTX, note="left out: antonym 0")
+    out = claims.Claims(claims.rule_claims("tsla_steering"), **CTX, excluded=claims.floor_text(0.0, 0.0))
+    (r_kept,) = [r for r in kept.judge("T7.tr_vector_raises_accuracy", arrays) if r["role"] == "claim"]
+    (r_out,) = [r for r in out.judge("T7.tr_vector_raises_accuracy", arrays) if r["role"] == "claim"]
+    assert r_kept["holds"] == "yes" and r_kept["verdict_reason"].endswith("; left out: antonym 0")
+    assert r_out["holds"] == "unclear" and r_out["value"] == r_kept["value"] == 1.0
+    assert r_out["verdict_reason"].startswith("left out: clean n-shot accuracy 0 is at floor")
+    assert "the data alone: yes" in r_out["verdict_reason"]
+
+
 # ------------------------------------------------------------------ equivalence (TOST)
 def test_tost_matches_the_closed_form_normal_case():
     """At n = 100,000 the t distribution is the normal one: p_low = 1 - Phi((d + m) / se),

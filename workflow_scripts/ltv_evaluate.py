@@ -59,5 +59,8 @@ prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(
                                "ci": "95% percentile bootstrap over queries"},
                       config_keys=["ltv.configurations", "ltv.sweep_stride", "ltv.n_eval", "ltv.n_shot", "fv.top_percent"])
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
-save_tensors({k: v.correct for k, v in results.items()}, smk.output.per_query, prov,
-             metadata={"keys": "method|configuration -> 0/1 correct per evaluation query"})
+# Per query: 0/1 correct and log p(answer) (the continuous partner the claims' floor rule judges on).
+save_tensors({**{k: v.correct for k, v in results.items()},
+              **{f"logp_answer/{k}": v.logp_answer for k, v in results.items()}}, smk.output.per_query, prov,
+             metadata={"keys": "method|configuration -> 0/1 correct per evaluation query; "
+                               "logp_answer/method|configuration -> log p(answer token) per evaluation query"})

@@ -55,6 +55,11 @@ summary["condition"] = "w/o random (mean over seeds)"
 df = pd.concat([df, summary], ignore_index=True)
 df["random_seed"] = df["random_seed"].astype("Int64")
 df["seed"] = seed
+# A dataset whose clean n-shot accuracy is at floor is flagged, and its claims rows are left out.
+base_correct = runs[("ICL baseline", 0.0, -1)].correct.numpy()
+floor = job.params["floor_accuracy"]
+df["clean_at_floor"] = claims.at_floor(base_correct, floor)
+excluded = claims.floor_text(float(base_correct.mean()), floor) if df["clean_at_floor"].iloc[0] else ""
 prov = job.provenance(seed=seed, model=job.model_record(),
                       choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": "held-out (prompt set eval)",
                                "random_heads": "uniform over all heads, one draw per seed"},
@@ -67,7 +72,7 @@ main = cfg["top_percent"]
 get = {name: res for (name, pct, _), res in runs.items() if pct in (0.0, main)}
 rand = [r for (n_, p, _), r in runs.items() if n_.startswith("w/o random") and p == main]
 arrays = claims.eval_arrays({"base": get["ICL baseline"], "tr": get["w/o TR"], "tl": get["w/o TL"], "rnd": rand})
-cl = claims.Claims(job.params["claims"], model=w["model"], dataset=w["dataset"], rule=job.rule, seed=seed)
+cl = claims.Claims(job.params["claims"], model=w["model"], dataset=w["dataset"], rule=job.rule, seed=seed, excluded=excluded)
 cl.judge(["T5.tr_ablation_lowers_tr_ratio", "T5.tl_ablation_hits_accuracy_not_tr_ratio", "T5.tr_ablation_beats_random",
           "T5.tl_ablation_beats_random", "T5.random_ablation_harmless"], arrays)
 write_csv(cl.table(), smk.output.claims, prov)
