@@ -4,8 +4,9 @@ VENV ?= .venv
 BIN := $(VENV)/bin
 CORES ?= all
 
-.PHONY: run test dry-run bench clean-results report
+.PHONY: run test lint dry-run bench clean-results report
 
+# What the rules need (requirements.txt); the tests, lint and benchmarks add requirements-dev.txt.
 $(VENV)/.installed: requirements.txt pyproject.toml
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
@@ -13,11 +14,19 @@ $(VENV)/.installed: requirements.txt pyproject.toml
 	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $@
 
+$(VENV)/.installed-dev: $(VENV)/.installed requirements-dev.txt
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $@
+
 run: $(VENV)/.installed  ## the default workflow: every table and figure of config/config.yaml
 	$(BIN)/snakemake --cores $(CORES) figures/
 
-test: $(VENV)/.installed  ## the test suite (CI runs exactly this)
+test: $(VENV)/.installed-dev  ## the test suite (CI runs exactly this, after make lint)
 	$(BIN)/python -m pytest -q -rs tests
+
+lint: $(VENV)/.installed-dev  ## snakemake --lint and snakefmt --check of the workflow
+	$(BIN)/snakemake --lint
+	$(BIN)/snakefmt --check Snakefile rules/
 
 report: $(VENV)/.installed  ## report.html: every figure with its caption and provenance (builds what is missing first)
 	$(BIN)/snakemake --cores $(CORES)
@@ -27,7 +36,7 @@ dry-run: $(VENV)/.installed
 	$(BIN)/snakemake -n --cores $(CORES) figures/
 	$(BIN)/snakemake -n --cores $(CORES) figures/ --configfile config/paper.yaml
 
-bench: $(VENV)/.installed
+bench: $(VENV)/.installed-dev
 	$(BIN)/python benchmarks/bench_spine.py
 
 clean-results:

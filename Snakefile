@@ -26,10 +26,10 @@ include: "rules/figures.smk"
 
 
 rule all:
+    default_target: True
     input:
         "figures",
         all_tables(),
-    default_target: True
 
 
 # Last: provenance sidecars are declared outputs of the rules that write them.

@@ -388,3 +388,9 @@ def job_seed(config: dict, *parts) -> int:
 
     h = hashlib.sha256(json.dumps([config.get("seed", 0), *parts]).encode()).hexdigest()
     return int(h[:8], 16)
+
+
+def ltv_sweep_layers(n_layers: int, stride: int) -> list[int]:
+    """F4 layers (the LTV injection-layer sweep): every `stride`-th layer from 0, and the last
+    layer. Here, not in icl_heads.ltv, so that building the DAG imports no torch."""
+    return sorted(set(range(0, n_layers, stride)) | {n_layers - 1})

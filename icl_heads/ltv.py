@@ -56,9 +56,6 @@ def site(name: str, n_layers: int, layer_stride: int = 4) -> Site:
                       "(config key ltv.configurations)")
 
 
-def sweep_layers(n_layers: int, stride: int) -> list[int]:
-    """F4 layers: every `stride`-th layer from 0, and the last layer."""
-    return sorted(set(range(0, n_layers, stride)) | {n_layers - 1})
 
 
 def query_sets(task, tokenizer, *, n_train: int, n_eval: int, n_shot: int, seed: int, icl: bool = True) -> dict:

@@ -1,7 +1,3 @@
-def prompt_sets():
-    return ["score", "eval", "eval_zeroshot"] + [f"eval_{p}" for p in config["tsla"]["perturbations"]]
-
-
 rule prompts:
     """Every prompt set of a (model, dataset): deterministic n-shot prompts with the token
     positions of demonstration labels, query tokens and N (tokenizer only, no forward pass)."""
@@ -9,16 +5,16 @@ rule prompts:
         manifest=manifest,
     output:
         [f"results/{{model}}/prompts/{{dataset}}/{pset}.json" for pset in prompt_sets()],
-    params:
-        prompts=lambda w: {k: config["prompts"][k] for k in ("n_shot", "n_score", "n_eval", "balanced")},
-        dataset=lambda w: config["datasets"][w.dataset],
     log:
         "logs/prompts/{model}/{dataset}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=2048,
         runtime=10,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        prompts=lambda w: {k: config["prompts"][k] for k in ("n_shot", "n_score", "n_eval", "balanced")},
+        dataset=lambda w: config["datasets"][w.dataset],
     script:
         "../workflow_scripts/build_prompts.py"
 
@@ -35,12 +31,12 @@ rule cache:
         "results/{model}/cache/{dataset}/{pset}.safetensors",
     log:
         "logs/cache/{model}/{dataset}/{pset}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: workflow.cores
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
-    conda:
-        "../envs/icl.yaml"
     script:
         "../workflow_scripts/build_cache.py"

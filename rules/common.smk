@@ -6,7 +6,10 @@ sys.path.insert(0, str(Path(workflow.basedir)))
 
 from icl_heads.config import validate as _validate_config  # noqa: E402
 from icl_heads.config import check_data as _check_data  # noqa: E402
-from icl_heads.config import artifact_models, checkpoint_models, trained_dir  # noqa: E402
+from icl_heads.config import artifact_models, checkpoint_models, ltv_sweep_layers, trained_dir  # noqa: E402
+from icl_heads.claims import (
+    rule_claims,
+)  # noqa: E402  a claims rule's param `claims`: its entries of config/claims.yaml
 
 _validate_config(config)
 # Before any model: the datasets the config reads load (local files: columns, labels) and are
@@ -17,8 +20,9 @@ _check_data(config)
 # removed here, so this run rebuilds them (icl_heads/integrity.py; jobs check full sha256s of their inputs).
 from icl_heads.integrity import sweep as _sweep_damaged  # noqa: E402
 
-_sweep_damaged(["results", config["resources_dir"]], remove_damaged=not workflow.dryrun,
-               log=lambda m: print(m, file=sys.stderr))
+_sweep_damaged(
+    ["results", config["resources_dir"]], remove_damaged=not workflow.dryrun, log=lambda m: print(m, file=sys.stderr)
+)
 
 MODELS = list(config["run_models"])
 # Models outside run_models that run only the Paper C artifacts of their `artifacts` key (Y1, Y2, Y9).
@@ -29,7 +33,8 @@ FIGURE_FORMATS = config["plots"]["formats"]
 
 
 wildcard_constraints:
-    model="|".join(re.escape(str(m)) for m in sorted(config["models"], key=lambda m: (-len(str(m)), str(m)))) or "NOMODEL",
+    model="|".join(re.escape(str(m)) for m in sorted(config["models"], key=lambda m: (-len(str(m)), str(m))))
+    or "NOMODEL",
     dataset="[A-Za-z0-9_\-]+",
     pset="score|eval|eval_zeroshot|eval_shuffle_text|eval_labels_01|eval_flip_labels",
     task="[A-Za-z0-9_\-]+",
@@ -74,8 +79,10 @@ def training_record(wildcards):
 def train_spec(wildcards):
     entry = config["models"][wildcards.model]
     if entry.get("source") != "train":
-        raise ValueError(f"rule train_model: model {wildcards.model!r} has source {entry.get('source')!r}, not train "
-                         f"(config key models.{wildcards.model}.source)")
+        raise ValueError(
+            f"train_model (a rule) trains only models of source train; model {wildcards.model!r} has source {entry.get('source')!r}, not train "
+            f"(config key models.{wildcards.model}.source)"
+        )
     return entry["train"]
 
 
@@ -90,6 +97,63 @@ def training_corpus(wildcards):
 
 def train_threads(wildcards):
     return int(config["models"][wildcards.model].get("train", {}).get("threads", 1))
+
+
+# ------------------------------------------------------------------ the HTML report (rules/report.smk)
+# category and subcategory of each figure stem; other rule files add theirs.
+FIGURE_INFO = {
+    "F1_layer_distribution": ("Paper A: TSLA", "F1 layer distribution"),
+    "F2_attention": ("Paper A: TSLA", "F2 attention of TR vs TL heads"),
+    "F3_threshold_sweep": ("Paper A: TSLA", "F3 threshold sensitivity"),
+    "T7_steering_sweep": ("Paper A: TSLA", "T7 task vectors: layer and scale sweep"),
+    "F4_ltv_layers": ("Paper B: LTV", "F4 accuracy vs injection layer"),
+    "F5_ltv_key_heads": ("Paper B: LTV", "F5 LTV key heads"),
+    "F6_ltv_rotation": ("Paper B: LTV", "F6 rotation vs stretch"),
+    "Y5_ablation_curves": ("Paper C: Yin & Steinhardt", "Y5 mean ablation curves"),
+    "Y6_token_loss": ("Paper C: Yin & Steinhardt", "Y6 token-loss difference"),
+    "Y7_addback": ("Paper C: Yin & Steinhardt", "Y7 FV add-back"),
+    "Y7_addback_sweep": ("Paper C: Yin & Steinhardt", "Y7 FV add-back: layer and scale sweep"),
+    "Y8_ablation_types": ("Paper C: Yin & Steinhardt", "Y8 ablation types"),
+    "Y9_training_dynamics": ("Paper C: Yin & Steinhardt", "Y9 training dynamics"),
+    "S1_head_map": ("Synthesis", "S1 head map"),
+    "S2_claims": ("Synthesis", "S2 claims"),
+}
+# The one format of each figure shown in the report (the others are in figures/).
+REPORT_FORMAT = next((f for f in ("png", "svg", "pdf") if f in FIGURE_FORMATS), FIGURE_FORMATS[0])
+
+
+def figure_info(stem):
+    return FIGURE_INFO.get(stem, ("Other figures", stem.replace("_", " ")))
+
+
+def caption_of(stem):
+    """report/captions/<stem>.rst, or the generic caption where a figure has none yet."""
+    own = Path(workflow.basedir) / "report" / "captions" / f"{stem}.rst"
+    return f"../report/captions/{stem}.rst" if own.is_file() else "../report/captions/figure.rst"
+
+
+def report_figure(stem, paths):
+    """`paths` (one figure in several formats) with the REPORT_FORMAT file marked for the report;
+    figure_paths() (rules/common.smk) calls it, so every figure rule's output is in the report."""
+    category, subcategory = figure_info(stem)
+    out = []
+    for p in paths:
+        if p.endswith(f".{REPORT_FORMAT}"):
+            model = "{model}" if "{model}" in p else "all models"
+            p = report(
+                p,
+                caption=caption_of(stem),
+                category=category,
+                subcategory=subcategory,
+                labels={"model": model, "item": "figure"},
+            )
+        out.append(p)
+    return out
+
+
+def figure_provenance_pages():
+    """The provenance page of every figure in the report: its inputs are the figures."""
+    return [f"{p.rsplit('.', 1)[0]}.provenance.html" for p in all_figures() if p.endswith(f".{REPORT_FORMAT}")]
 
 
 def figure_paths(stem):
@@ -128,7 +192,9 @@ def model_figures(m):
 
 def artifact_figures(m):
     """The figures of a model outside run_models (ART_MODELS): Y9 where it asks for it."""
-    return ["Y9_training_dynamics"] if "Y9" in config["models"][m]["artifacts"] and config["fv"]["scoring_tasks"] else []
+    return (
+        ["Y9_training_dynamics"] if "Y9" in config["models"][m]["artifacts"] and config["fv"]["scoring_tasks"] else []
+    )
 
 
 def artifact_tables(m):
@@ -144,17 +210,20 @@ def artifact_tables(m):
 
 
 def all_figures():
-    return ([str(p).format(model=m) for m in MODELS for stem in model_figures(m) for p in figure_paths(stem)]
-            + [str(p).format(model=m) for m in ART_MODELS for stem in artifact_figures(m) for p in figure_paths(stem)]
-            + [f"{stem}.{ext}" for stem in GLOBAL_FIGURES for ext in FIGURE_FORMATS])
+    return (
+        [str(p).format(model=m) for m in MODELS for stem in model_figures(m) for p in figure_paths(stem)]
+        + [str(p).format(model=m) for m in ART_MODELS for stem in artifact_figures(m) for p in figure_paths(stem)]
+        + [f"{stem}.{ext}" for stem in GLOBAL_FIGURES for ext in FIGURE_FORMATS]
+    )
 
 
 # S2: the claims tables of every paper, gathered by rules/synthesis.smk into results/claims.csv.
-# A paper's rule file registers its claims files here: a pattern whose {wildcards} are expanded
+# Each paper registers its claims files here - a pattern whose {wildcards} are expanded
 # over CLAIMS_WILDCARDS (e.g. CLAIMS_FILES.append("results/{model}/claims/yin_Y5.csv")), or a
 # function of a model name returning paths. Files are listed per model in registration order.
 CLAIMS_FILES = ["results/{model}/claims/rankings.csv"] + [
-    f"results/{{model}}/claims/{art}/{{dataset}}.csv" for art in ("T5", "T6", "T7", "T8")]
+    f"results/{{model}}/claims/{art}/{{dataset}}.csv" for art in ("T5", "T6", "T7", "T8")
+]
 if config["fv"]["scoring_tasks"]:
     CLAIMS_FILES.append("results/{model}/claims/ih_fv.csv")
     if config["fv"]["eval_tasks"]:
@@ -173,10 +242,112 @@ def claims_files(wildcards=None):
                 paths = list(pat(m))
             else:
                 names = sorted({f for _, f, _, _ in string.Formatter().parse(pat) if f and f != "model"})
-                paths = [pat.format(model=m, **dict(zip(names, combo)))
-                         for combo in itertools.product(*(CLAIMS_WILDCARDS[n] for n in names))]
+                paths = [
+                    pat.format(model=m, **dict(zip(names, combo)))
+                    for combo in itertools.product(*(CLAIMS_WILDCARDS[n] for n in names))
+                ]
             out += [p for p in paths if p not in out]
     return out
+
+
+# ------------------------------------------------------------------ input functions of the rules
+def prompt_sets():
+    return ["score", "eval", "eval_zeroshot"] + [f"eval_{p}" for p in config["tsla"]["perturbations"]]
+
+
+def tsla_model_inputs(wildcards):
+    return {
+        "manifest": manifest(wildcards),
+        "scores": f"results/{wildcards.model}/tsla/scores/{wildcards.dataset}.csv",
+        "prompts": f"results/{wildcards.model}/prompts/{wildcards.dataset}/eval.json",
+        "score_prompts": f"results/{wildcards.model}/prompts/{wildcards.dataset}/score.json",
+    }
+
+
+def head_map_inputs(wildcards):
+    """S1 sources; FV and LTV-key heads only where the config runs those analyses."""
+    m = wildcards.model
+    inp = {
+        "scores": [f"results/{m}/tsla/scores/{d}.csv" for d in CLS_DATASETS],
+        "induction": f"results/{m}/heads/induction.csv",
+    }
+    if config["fv"]["scoring_tasks"]:
+        inp["fv"] = f"results/{m}/heads/fv.csv"
+    if config.get("ltv", {}).get("datasets"):
+        inp["ltv"] = f"results/{m}/ltv/key_heads.csv"
+    return inp
+
+
+# ------------------------------------------------------------------ Paper B (rules/ltv.smk)
+LTV = config["ltv"]
+LTV_DATASETS = list(LTV["datasets"])
+LTV_MECH = list(LTV["mechanism_datasets"]) or LTV_DATASETS[:1]
+LTV_COMPOSITION = LTV["composition"]
+
+
+def ltv_n_layers(model):
+    """Layer count of a materialised model (read at DAG time from its config.json when it exists;
+    otherwise from ltv.n_layers_hint, so a dry run on a fresh checkout still plans every job)."""
+    import json
+
+    cfg = Path(RES) / model / "hf" / "config.json"
+    for cand in (cfg, Path(RES) / model / "config.json"):
+        if cand.is_file():
+            c = json.loads(cand.read_text())
+            c = c.get("text_config", c)
+            return int(c["num_hidden_layers"])
+    return int(LTV["n_layers_hint"].get(model, 32))
+
+
+def ltv_sweep(model):
+    return [f"layer{l}" for l in ltv_sweep_layers(ltv_n_layers(model), LTV["sweep_stride"])]
+
+
+def ltv_vector(model, dataset):
+    return f"results/{model}/ltv/vectors/{dataset}.safetensors"
+
+
+def ltv_configurations(wildcards):
+    """Every L1 site and F4 sweep layer for ltv.datasets; only the baseline for L7-only datasets."""
+    if wildcards.dataset in LTV_DATASETS:
+        return list(LTV["configurations"]) + ltv_sweep(wildcards.model)
+    return ["baseline"]
+
+
+def ltv_fv_input(wildcards):
+    return {"fv": f"results/{wildcards.model}/heads/fv.csv"} if config["fv"]["scoring_tasks"] else {}
+
+
+def ltv_tables(m):
+    out = [
+        f"results/{m}/ltv/L1.csv",
+        f"results/{m}/claims/ltv_L1.csv",
+        f"results/{m}/ltv/transfer.csv",
+        f"results/{m}/claims/ltv_transfer.csv",
+    ]
+    out += [f"results/{m}/ltv/accuracy/{d}.csv" for d in LTV_DATASETS]
+    if LTV_MECH:
+        out += [f"results/{m}/ltv/key_heads.csv"]
+        out += [f"results/{m}/ltv/mechanism/{d}.csv" for d in LTV_MECH]
+        out += [f"results/{m}/ltv/linear/{d}.csv" for d in LTV_MECH]
+        out += [f"results/{m}/claims/ltv_mechanism_{d}.csv" for d in LTV_MECH]
+    if LTV["peft"]["dataset"]:
+        out.append(f"results/{m}/ltv/peft.csv")
+    if LTV_COMPOSITION["tasks"]:
+        out += [f"results/{m}/ltv/composition.csv", f"results/{m}/claims/ltv_composition.csv"]
+    return out
+
+
+def ltv_claims(m):
+    out = [f"results/{m}/claims/ltv_L1.csv", f"results/{m}/claims/ltv_transfer.csv"]
+    out += [f"results/{m}/claims/ltv_mechanism_{d}.csv" for d in LTV_MECH]
+    if LTV_COMPOSITION["tasks"]:
+        out.append(f"results/{m}/claims/ltv_composition.csv")
+    return out
+
+
+if LTV_DATASETS:
+    CLAIMS_FILES.append(ltv_claims)
 
 
 def all_tables():
@@ -189,13 +360,20 @@ def all_tables():
                 out += [f"results/{m}/yin/{t}.csv" for t in ("ablation_curves", "addback", "token_loss")]
             if checkpoint_models(config, m):
                 out += [f"results/{m}/yin/dynamics.csv", f"results/{m}/yin/dynamics_heads.csv"]
-        out += [f"results/{m}/tsla/ih_percentiles.csv", f"results/{m}/tsla/consistency.csv", f"results/{m}/claims/rankings.csv"]
+        out += [
+            f"results/{m}/tsla/ih_percentiles.csv",
+            f"results/{m}/tsla/consistency.csv",
+            f"results/{m}/claims/rankings.csv",
+        ]
         for d in CLS_DATASETS:
-            out += [f"results/{m}/tsla/{kind}/{d}.csv" for kind in ("scores", "ablation", "perturbation", "steering", "geometry")]
+            out += [
+                f"results/{m}/tsla/{kind}/{d}.csv"
+                for kind in ("scores", "ablation", "perturbation", "steering", "geometry")
+            ]
             out += [f"results/{m}/claims/{art}/{d}.csv" for art in ("T5", "T6", "T7", "T8")]
         out += [f"results/{m}/synthesis/head_map.csv", f"results/{m}/synthesis/head_overlaps.csv"]
         if config["ltv"]["datasets"]:
-            out += ltv_tables(m)  # rules/ltv.smk
+            out += ltv_tables(m)
     for m in ART_MODELS:
         out += artifact_tables(m)
     out.append("results/claims.csv")
@@ -204,7 +382,7 @@ def all_tables():
 
 def declare_sidecars():
     """Every output file's provenance sidecar (X.prov.json, written by icl_heads.io before X is
-    moved into place) becomes an output of the rule that writes it, named `prov`: Snakemake then
+    moved into place) becomes an output (named `prov`) of the job writing it. Snakemake then
     tracks it with its file (a missing or orphaned sidecar reruns the rule, a failed job's
     sidecars are removed, --delete-all-output cleans them). Called once, after every rule is
     defined (the Snakefile's last line); directories are left alone (their files carry their own)."""
@@ -213,4 +391,4 @@ def declare_sidecars():
     for r in workflow.rules:
         files = [str(f) for f in r.output if not is_flagged(f, "directory")]
         if files:
-            r.set_output(prov=[f + ".prov.json" for f in files])
+            r.set_output(prov=[f"{f}.prov.json" for f in files])

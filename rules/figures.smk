@@ -4,17 +4,17 @@ rule plot_layer_distribution:
         scores=expand("results/{{model}}/tsla/scores/{dataset}.csv", dataset=CLS_DATASETS),
     output:
         figure_paths("F1_layer_distribution"),
+    log:
+        "logs/plot_layer_distribution/{model}.log",
+    conda:
+        "../envs/icl.yaml"
+    resources:
+        mem_mb=1024,
+        runtime=5,
     params:
         top_percent=config["tsla"]["top_percent"],
         palette=palette("tr", "tl", "ih"),
         dpi=config["plots"]["dpi"],
-    log:
-        "logs/plot_layer_distribution/{model}.log",
-    resources:
-        mem_mb=1024,
-        runtime=5,
-    conda:
-        "../envs/icl.yaml"
     script:
         "../workflow_scripts/plot_layer_distribution.py"
 
@@ -30,11 +30,11 @@ rule gallery:
         directory("figures"),
     log:
         "logs/gallery.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=512,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
     script:
         "../workflow_scripts/gallery.py"
 
@@ -45,16 +45,16 @@ rule plot_attention:
         attention="results/{model}/tsla/attention.csv",
     output:
         figure_paths("F2_attention"),
-    params:
-        palette=palette("tr", "tl"),
-        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_attention/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        palette=palette("tr", "tl"),
+        dpi=config["plots"]["dpi"],
     script:
         "../workflow_scripts/plot_tsla.py"
 
@@ -66,16 +66,16 @@ rule plot_threshold_sweep:
         steering=expand("results/{{model}}/tsla/steering/{dataset}.csv", dataset=CLS_DATASETS),
     output:
         figure_paths("F3_threshold_sweep"),
-    params:
-        palette=palette("tr", "tl", "random"),
-        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_threshold_sweep/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        palette=palette("tr", "tl", "random"),
+        dpi=config["plots"]["dpi"],
     script:
         "../workflow_scripts/plot_tsla.py"
 
@@ -86,14 +86,14 @@ rule plot_tsla_steering_sweep:
         expand("results/{{model}}/tsla/steering_sweep/{dataset}.csv", dataset=CLS_DATASETS),
     output:
         figure_paths("T7_steering_sweep"),
-    params:
-        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_tsla_steering_sweep/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        dpi=config["plots"]["dpi"],
     script:
         "../workflow_scripts/plot_tsla_steering_sweep.py"

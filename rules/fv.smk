@@ -1,24 +1,21 @@
-from icl_heads.claims import rule_claims  # noqa: E402  a claims rule's param `claims`: its entries of config/claims.yaml
-
-
 rule fv_scores:
     """Y2 for one scoring task: causal-mediation FV score of every head (KV-cache fast path)."""
     input:
         manifest=manifest,
     output:
         "results/{model}/heads/fv/{task}.csv",
-    params:
-        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_prompts")},
-        dataset=lambda w: config["datasets"][w.task],
     log:
         "logs/fv_scores/{model}/{task}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: workflow.cores
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_prompts")},
+        dataset=lambda w: config["datasets"][w.task],
     script:
         "../workflow_scripts/fv_scores.py"
 
@@ -33,15 +30,15 @@ rule heads_ih_fv:
         overlap="results/{model}/heads/ih_fv_overlap.csv",
         layers="results/{model}/heads/ih_fv_layers.csv",
         claims="results/{model}/claims/ih_fv.csv",
-    params:
-        claims=rule_claims("heads_ih_fv"),
-        top_percent=config["fv"]["top_percent"],
     log:
         "logs/heads_ih_fv/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=10,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        claims=rule_claims("heads_ih_fv"),
+        top_percent=config["fv"]["top_percent"],
     script:
         "../workflow_scripts/heads_ih_fv.py"

@@ -4,16 +4,16 @@ rule induction_scores:
         manifest=manifest,
     output:
         "results/{model}/heads/induction.csv",
-    params:
-        induction=lambda w: {k: config["induction"][k] for k in ("n_sequences", "seq_len", "average", "batch_size")},
     log:
         "logs/induction_scores/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: workflow.cores
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        induction=lambda w: {k: config["induction"][k] for k in ("n_sequences", "seq_len", "average", "batch_size")},
     script:
         "../workflow_scripts/induction.py"

@@ -4,17 +4,17 @@ rule materialise_model:
         trained=training_record,  # source train and its checkpoints: rule train_model's record
     output:
         manifest=f"{RES}/{{model}}/manifest.json",
+    log:
+        "logs/materialise_model/{model}.log",
+    conda:
+        "../envs/icl.yaml"
+    resources:
+        mem_mb=model_mem_mb,
+        runtime=30,
     params:
         # mem_gb / gpu only size the jobs, artifacts says what runs on the model: changing them must not rerun the conversion
         # (sorted: params are compared as text, the config's key order must not matter)
         entry=lambda w: {k: v for k, v in sorted(config["models"][w.model].items()) if k not in NOT_MODEL_KEYS},
-    log:
-        "logs/materialise_model/{model}.log",
-    resources:
-        mem_mb=model_mem_mb,
-        runtime=30,
-    conda:
-        "../envs/icl.yaml"
     script:
         "../workflow_scripts/materialise_model.py"
 
@@ -27,15 +27,15 @@ rule train_model:
         corpus=training_corpus,
     output:
         record=f"{RES}/{{model}}/trained/training.json",
-    params:
-        train=train_spec,
     log:
         "logs/train_model/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: train_threads
     resources:
         mem_mb=2048,
         runtime=60,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        train=train_spec,
     script:
         "../workflow_scripts/train_model.py"

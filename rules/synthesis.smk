@@ -1,15 +1,3 @@
-def head_map_inputs(wildcards):
-    """S1 sources; FV and LTV-key heads only where the config runs those analyses."""
-    m = wildcards.model
-    inp = {"scores": [f"results/{m}/tsla/scores/{d}.csv" for d in CLS_DATASETS],
-           "induction": f"results/{m}/heads/induction.csv"}
-    if config["fv"]["scoring_tasks"]:
-        inp["fv"] = f"results/{m}/heads/fv.csv"
-    if config.get("ltv", {}).get("datasets"):
-        inp["ltv"] = f"results/{m}/ltv/key_heads.csv"
-    return inp
-
-
 rule synthesis_head_map:
     """S1 tables: every head's membership in the TR, TL, IH, FV and LTV-key sets, and the pairwise
     overlaps of the sets with their random expectation and hypergeometric p-value."""
@@ -18,16 +6,16 @@ rule synthesis_head_map:
     output:
         head_map="results/{model}/synthesis/head_map.csv",
         overlaps="results/{model}/synthesis/head_overlaps.csv",
-    params:
-        tsla_top_percent=config["tsla"]["top_percent"],
-        fv_top_percent=config["fv"]["top_percent"],
     log:
         "logs/synthesis_head_map/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        tsla_top_percent=config["tsla"]["top_percent"],
+        fv_top_percent=config["fv"]["top_percent"],
     script:
         "../workflow_scripts/synthesis_head_map.py"
 
@@ -38,16 +26,16 @@ rule plot_head_map:
         head_map="results/{model}/synthesis/head_map.csv",
     output:
         figure_paths("S1_head_map"),
-    params:
-        palette=palette("tr", "tl", "ih", "fv", "ltv"),  # the colours of the sets it draws
-        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_head_map/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        palette=palette("tr", "tl", "ih", "fv", "ltv"),  # the colours of the sets it draws
+        dpi=config["plots"]["dpi"],
     script:
         "../workflow_scripts/plot_head_map.py"
 
@@ -58,15 +46,20 @@ rule synthesis_claims:
     input:
         claims=claims_files,
     output:
-        report("results/claims.csv", caption="../report/captions/S2_claims_table.rst", category="Synthesis",
-               subcategory="S2 claims", labels={"model": "all models", "item": "table (CSV)"}),
+        report(
+            "results/claims.csv",
+            caption="../report/captions/S2_claims_table.rst",
+            category="Synthesis",
+            subcategory="S2 claims",
+            labels={"model": "all models", "item": "table (CSV)"},
+        ),
     log:
         "logs/synthesis_claims.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
     script:
         "../workflow_scripts/synthesis_claims.py"
 
@@ -77,14 +70,14 @@ rule plot_claims:
         claims="results/claims.csv",
     output:
         report_figure("S2_claims", [f"results/synthesis/figures/S2_claims.{ext}" for ext in FIGURE_FORMATS]),
-    params:
-        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_claims.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        dpi=config["plots"]["dpi"],
     script:
         "../workflow_scripts/plot_claims.py"

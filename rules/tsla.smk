@@ -1,6 +1,3 @@
-from icl_heads.claims import rule_claims  # noqa: E402  a claims rule's param `claims`: its entries of config/claims.yaml
-
-
 rule tsla_scores:
     """T1: TSLA TR / TL scores and DLA baselines per head, induction score joined in."""
     input:
@@ -12,11 +9,11 @@ rule tsla_scores:
         "results/{model}/tsla/scores/{dataset}.csv",
     log:
         "logs/tsla_scores/{model}/{dataset}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=2048,
         runtime=10,
-    conda:
-        "../envs/icl.yaml"
     script:
         "../workflow_scripts/tsla_scores.py"
 
@@ -27,15 +24,15 @@ rule tsla_overlap:
         scores=expand("results/{{model}}/tsla/scores/{dataset}.csv", dataset=CLS_DATASETS),
     output:
         "results/{model}/tsla/overlap.csv",
-    params:
-        top_percent=config["tsla"]["top_percent"],
     log:
         "logs/tsla_overlap/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        top_percent=config["tsla"]["top_percent"],
     script:
         "../workflow_scripts/tsla_overlap.py"
 
@@ -43,25 +40,22 @@ rule tsla_overlap:
 rule icl_accuracy:
     """Zero-shot vs n-shot accuracy and TR ratio on the held-out queries."""
     input:
-        caches=expand("results/{{model}}/cache/{dataset}/{pset}.safetensors", dataset=CLS_DATASETS,
-                      pset=["eval", "eval_zeroshot"]),
+        caches=expand(
+            "results/{{model}}/cache/{dataset}/{pset}.safetensors",
+            dataset=CLS_DATASETS,
+            pset=["eval", "eval_zeroshot"],
+        ),
     output:
         "results/{model}/icl/accuracy.csv",
     log:
         "logs/icl_accuracy/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
     script:
         "../workflow_scripts/icl_accuracy.py"
-
-
-def tsla_model_inputs(wildcards):
-    return {"manifest": manifest(wildcards), "scores": f"results/{wildcards.model}/tsla/scores/{wildcards.dataset}.csv",
-            "prompts": f"results/{wildcards.model}/prompts/{wildcards.dataset}/eval.json",
-            "score_prompts": f"results/{wildcards.model}/prompts/{wildcards.dataset}/score.json"}
 
 
 rule tsla_ablation:
@@ -73,20 +67,23 @@ rule tsla_ablation:
         table="results/{model}/tsla/ablation/{dataset}.csv",
         claims="results/{model}/claims/T5/{dataset}.csv",
         per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
-    params:
-        claims=rule_claims("tsla_ablation"),
-        floor_accuracy=config["claims"]["floor_accuracy"],
-        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "ablation")},
-        ablation_norm=config["interventions"]["post_attention_norm"],
     log:
         "logs/tsla_ablation/{model}/{dataset}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: workflow.cores
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        claims=rule_claims("tsla_ablation"),
+        floor_accuracy=config["claims"]["floor_accuracy"],
+        tsla=lambda w: {
+            k: config["tsla"][k]
+            for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "ablation")
+        },
+        ablation_norm=config["interventions"]["post_attention_norm"],
     script:
         "../workflow_scripts/tsla_ablation.py"
 
@@ -99,23 +96,25 @@ rule tsla_perturbation:
         scores="results/{model}/tsla/scores/{dataset}.csv",
         score_prompts="results/{model}/prompts/{dataset}/score.json",
         t5_per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
-        prompts=lambda w: [f"results/{w.model}/prompts/{w.dataset}/eval_{p}.json" for p in config["tsla"]["perturbations"]],
+        prompts=lambda w: [
+            f"results/{w.model}/prompts/{w.dataset}/eval_{p}.json" for p in config["tsla"]["perturbations"]
+        ],
     output:
         table="results/{model}/tsla/perturbation/{dataset}.csv",
         claims="results/{model}/claims/T6/{dataset}.csv",
-    params:
-        claims=rule_claims("tsla_perturbation"),
-        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "perturbations", "ablation")},
-        ablation_norm=config["interventions"]["post_attention_norm"],
     log:
         "logs/tsla_perturbation/{model}/{dataset}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: workflow.cores
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        claims=rule_claims("tsla_perturbation"),
+        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "perturbations", "ablation")},
+        ablation_norm=config["interventions"]["post_attention_norm"],
     script:
         "../workflow_scripts/tsla_perturbation.py"
 
@@ -132,18 +131,21 @@ rule tsla_steering:
     output:
         table="results/{model}/tsla/steering/{dataset}.csv",
         claims="results/{model}/claims/T7/{dataset}.csv",
-    params:
-        claims=rule_claims("tsla_steering"),
-        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "steer_layer")},
     log:
         "logs/tsla_steering/{model}/{dataset}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: workflow.cores
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        claims=rule_claims("tsla_steering"),
+        tsla=lambda w: {
+            k: config["tsla"][k]
+            for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "steer_layer")
+        },
     script:
         "../workflow_scripts/tsla_steering.py"
 
@@ -158,16 +160,16 @@ rule tsla_geometry:
         table="results/{model}/tsla/geometry/{dataset}.csv",
         layerwise="results/{model}/tsla/geometry/{dataset}.layerwise.csv",
         claims="results/{model}/claims/T8/{dataset}.csv",
-    params:
-        claims=rule_claims("tsla_geometry"),
-        top_percent=config["tsla"]["top_percent"],
     log:
         "logs/tsla_geometry/{model}/{dataset}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=2048,
         runtime=10,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        claims=rule_claims("tsla_geometry"),
+        top_percent=config["tsla"]["top_percent"],
     script:
         "../workflow_scripts/tsla_geometry.py"
 
@@ -183,16 +185,16 @@ rule tsla_rankings:
         t4="results/{model}/tsla/consistency.csv",
         attention="results/{model}/tsla/attention.csv",
         claims="results/{model}/claims/rankings.csv",
-    params:
-        claims=rule_claims("tsla_rankings"),
-        top_percent=config["tsla"]["top_percent"],
     log:
         "logs/tsla_rankings/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=4096,
         runtime=20,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        claims=rule_claims("tsla_rankings"),
+        top_percent=config["tsla"]["top_percent"],
     script:
         "../workflow_scripts/tsla_rankings.py"
 
@@ -207,18 +209,18 @@ rule tsla_steering_sweep:
         zeroshot_prompts="results/{model}/prompts/{dataset}/eval_zeroshot.json",
     output:
         "results/{model}/tsla/steering_sweep/{dataset}.csv",
-    params:
-        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent",)},
-        sweep=config["tsla"]["steer_sweep"],
-        batch_size=config["prompts"]["batch_size"],
     log:
         "logs/tsla_steering_sweep/{model}/{dataset}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: workflow.cores
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent",)},
+        sweep=config["tsla"]["steer_sweep"],
+        batch_size=config["prompts"]["batch_size"],
     script:
         "../workflow_scripts/tsla_steering_sweep.py"

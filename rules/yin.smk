@@ -1,8 +1,6 @@
 # Paper C beyond scoring: ablation curves (Y5, Y8), token-loss difference (Y6), FV add-back
 # (Y7) and training dynamics (Y9). Scoring (Y1-Y4) is in rules/heads.smk and rules/fv.smk.
 
-from icl_heads.claims import rule_claims  # noqa: E402  a claims rule's param `claims`: its entries of config/claims.yaml
-
 
 rule yin_ablation:
     """Y5 / Y8 for one evaluation task: 10-shot accuracy per query with the top k% IH, FV,
@@ -12,19 +10,19 @@ rule yin_ablation:
         heads="results/{model}/heads/fv.csv",
     output:
         "results/{model}/yin/ablation/{task}.csv",
-    params:
-        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "top_percent", "ablation")},
-        dataset=lambda w: config["datasets"][w.task],
-        ablation_norm=config["interventions"]["post_attention_norm"],
     log:
         "logs/yin_ablation/{model}/{task}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: workflow.cores
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=120,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "top_percent", "ablation")},
+        dataset=lambda w: config["datasets"][w.task],
+        ablation_norm=config["interventions"]["post_attention_norm"],
     script:
         "../workflow_scripts/yin_ablation.py"
 
@@ -38,20 +36,20 @@ rule yin_addback:
     output:
         table="results/{model}/yin/addback/{task}.csv",
         sweep="results/{model}/yin/addback_sweep/{task}.csv",
-    params:
-        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "n_prompts", "top_percent", "addback_layer")},
-        sweep=config["fv"]["addback_sweep"],
-        random_seeds=config["fv"]["ablation"]["random_seeds"],
-        dataset=lambda w: config["datasets"][w.task],
     log:
         "logs/yin_addback/{model}/{task}.log",
+    conda:
+        "../envs/icl.yaml"
     threads: workflow.cores
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "n_prompts", "top_percent", "addback_layer")},
+        sweep=config["fv"]["addback_sweep"],
+        random_seeds=config["fv"]["ablation"]["random_seeds"],
+        dataset=lambda w: config["datasets"][w.task],
     script:
         "../workflow_scripts/yin_addback.py"
 
@@ -65,6 +63,15 @@ rule yin_token_loss:
     output:
         table="results/{model}/yin/token_loss.csv",
         claims="results/{model}/claims/yin_token_loss.csv",
+    log:
+        "logs/yin_token_loss/{model}.log",
+    conda:
+        "../envs/icl.yaml"
+    threads: workflow.cores
+    resources:
+        mem_mb=model_mem_mb,
+        gpu=model_gpu,
+        runtime=120,
     params:
         claims=rule_claims("yin_token_loss"),
         token_loss=config["fv"]["token_loss"],
@@ -72,15 +79,6 @@ rule yin_token_loss:
         random_seeds=config["fv"]["ablation"]["random_seeds"],
         dataset=lambda w: config["datasets"][config["fv"]["token_loss"]["dataset"]],
         ablation_norm=config["interventions"]["post_attention_norm"],
-    log:
-        "logs/yin_token_loss/{model}.log",
-    threads: workflow.cores
-    resources:
-        mem_mb=model_mem_mb,
-        gpu=model_gpu,
-        runtime=120,
-    conda:
-        "../envs/icl.yaml"
     script:
         "../workflow_scripts/yin_token_loss.py"
 
@@ -94,16 +92,16 @@ rule yin_summary:
         curves="results/{model}/yin/ablation_curves.csv",
         addback="results/{model}/yin/addback.csv",
         claims="results/{model}/claims/yin_ablation.csv",
-    params:
-        claims=rule_claims("yin_summary"),
-        floor_accuracy=config["claims"]["floor_accuracy"],
     log:
         "logs/yin_summary/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=10,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        claims=rule_claims("yin_summary"),
+        floor_accuracy=config["claims"]["floor_accuracy"],
     script:
         "../workflow_scripts/yin_summary.py"
 
@@ -122,16 +120,16 @@ rule plot_yin:
         y7=figure_paths("Y7_addback"),
         y7s=figure_paths("Y7_addback_sweep"),
         y8=figure_paths("Y8_ablation_types"),
-    params:
-        palette=palette("ih", "fv", "random"),
-        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_yin/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        palette=palette("ih", "fv", "random"),
+        dpi=config["plots"]["dpi"],
     script:
         "../workflow_scripts/plot_yin.py"
 
@@ -144,16 +142,16 @@ rule yin_dynamics:
     output:
         summary="results/{model}/yin/dynamics.csv",
         heads="results/{model}/yin/dynamics_heads.csv",
-    params:
-        steps=lambda w: {ck: config["models"][ck]["step"] for ck in checkpoint_models(config, w.model)},
-        top_percent=config["fv"]["top_percent"],
     log:
         "logs/yin_dynamics/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        steps=lambda w: {ck: config["models"][ck]["step"] for ck in checkpoint_models(config, w.model)},
+        top_percent=config["fv"]["top_percent"],
     script:
         "../workflow_scripts/yin_dynamics.py"
 
@@ -164,15 +162,15 @@ rule plot_yin_dynamics:
         summary="results/{model}/yin/dynamics.csv",
     output:
         figure_paths("Y9_training_dynamics"),
-    params:
-        palette=palette("ih", "fv"),
-        dpi=config["plots"]["dpi"],
     log:
         "logs/plot_yin_dynamics/{model}.log",
+    conda:
+        "../envs/icl.yaml"
     resources:
         mem_mb=1024,
         runtime=5,
-    conda:
-        "../envs/icl.yaml"
+    params:
+        palette=palette("ih", "fv"),
+        dpi=config["plots"]["dpi"],
     script:
         "../workflow_scripts/plot_yin_dynamics.py"

@@ -7,7 +7,7 @@ Here on the shared tiny build of tests/tiny_run.py (or a finished working direct
 ICL_TEST_REPORT_WORKDIR); tests/test_workflow.py runs the same check on its richer tiny run (FV,
 LTV and Paper C figures too). Chromium: ICL_CHROMIUM, else chromium / chromium-browser /
 google-chrome on PATH (Debian: `apt-get install chromium`; .ci/run installs it); the Python side
-is playwright (requirements.txt). Without them the checks skip and say why.
+is playwright (requirements-dev.txt). Without them the checks skip and say why.
 """
 from __future__ import annotations
 
@@ -36,7 +36,7 @@ def sync_playwright():
     try:
         from playwright.sync_api import sync_playwright as sp
     except ImportError:
-        pytest.skip("the Python package playwright is missing (pip install -r requirements.txt)")
+        pytest.skip("the Python package playwright is missing (pip install -r requirements-dev.txt)")
     return sp()
 
 
