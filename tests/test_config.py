@@ -167,3 +167,14 @@ def test_fv_scoring_and_eval_tasks_must_be_disjoint_and_known():
     raw["fv"]["scoring_tasks"] = ["no_such_task"]
     with pytest.raises(ConfigError, match="fv.scoring_tasks.*no_such_task"):
         cfgmod.validate(raw)
+
+
+def test_config_readme_is_generated_from_the_schema_and_current():
+    """config/README.md lists every key of config/schema.yaml with its description; it is the
+    output of `python -m icl_heads.configdoc` on the current schema."""
+    from icl_heads import configdoc
+
+    text = configdoc.render(yaml.safe_load(configdoc.SCHEMA.read_text()))
+    assert "| `claims.floor_accuracy` | number | `0.0` |" in text
+    assert "| `models.<name>.train.steps` |" in text and "| `fv.ablation.modes` |" in text
+    assert configdoc.README.read_text() == text, "config/README.md is out of date: run python -m icl_heads.configdoc"
