@@ -150,7 +150,7 @@ def _dataset_problems(config: dict, name: str, roles: list[str]) -> list[str]:
         template = {**task["template"], **template}
         label_words = label_words or task.get("label_words")
         fields = ["input"]
-    elif entry.get("source") == "hub" or entry.get("format") in ("jsonl", "tsv"):
+    elif entry.get("source") == "hub" or entry.get("format") in ("jsonl", "tsv", "csv", "parquet"):
         fields = list(entry.get("fields") or {"input": "text" if entry.get("source") == "hub" else "input"})
     else:
         fields = ["input"]

@@ -114,6 +114,9 @@ def check_columns(name: str, fields: dict, label_key: str, columns: list[str], w
     """DataError naming the key whose column (datasets.<name>.fields.<slot> or .label_key) is
     not among `columns` (a file's header or first record), with the columns found."""
     cols = [str(c) for c in columns]
+    if fmt == "csv" and len(cols) == 1 and "\t" in cols[0]:
+        raise DataError(f"config key `datasets.{name}.format`: csv, but {where} has no comma and does have tabs: "
+                        f"the file looks tab-separated (columns found: {cols}); set datasets.{name}.format: tsv")
     if fmt == "tsv" and len(cols) == 1 and "," in cols[0]:
         raise DataError(f"config key `datasets.{name}.format`: tsv, but {where} has no tab and does have commas: "
                           f"the file looks comma-separated (columns found: {cols}). Save it tab-separated, or as "
@@ -181,7 +184,30 @@ def _read_text(path: Path) -> list[dict]:
     return [{"input": d, "output": ""} for d in docs if d]
 
 
-READERS = {"sst2", "trec", "jsonl", "tsv", "icl_json", "text"}
+def _read_with_datasets(path: Path, builder: str, fields: dict, label_key: str, name: str = "*") -> list[dict]:
+    """A csv (comma-separated, with a header row) or parquet file through the `datasets` library's
+    local builder of that name (its type inference and quoting rules); the header / schema is
+    checked against datasets.<name>.fields and .label_key before any row is used. The Arrow
+    cache goes to a temporary folder, so nothing is left behind."""
+    import tempfile
+
+    import datasets as hfd
+
+    hfd.disable_progress_bars()
+    with tempfile.TemporaryDirectory(prefix="icl_heads_datasets_") as cache:
+        try:
+            ds = hfd.load_dataset(builder, data_files=str(path), split="train", cache_dir=cache)
+        except Exception as e:   # the builders raise many types; the message names the file and key
+            raise DataError(f"config key `datasets.{name}.format`: {builder}, but `datasets` could not read {path} "
+                            f"({type(e).__name__}: {str(e)[:200]}); fix the file or set the format it is in") from e
+        check_columns(name, fields, label_key, list(ds.column_names), f"the header of {path}", fmt=builder)
+        rows = ds.to_list()
+    first_line = 2 if builder == "csv" else 1
+    return [_map_fields(r, fields, label_key, f"{path}:{i + first_line}", name) for i, r in enumerate(rows)
+            if r.get(label_key) not in (None, "")]
+
+
+READERS = {"sst2", "trec", "jsonl", "tsv", "csv", "parquet", "icl_json", "text"}
 
 
 def _read_local(name: str, entry: dict, data_dir: Path, hashes: bool = True) -> tuple[dict, dict]:
@@ -208,6 +234,8 @@ def _read_local(name: str, entry: dict, data_dir: Path, hashes: bool = True) -> 
             rows = _read_jsonl(path, fields, label_key, name)
         elif fmt == "tsv":
             rows = _read_tsv(path, fields, label_key, name)
+        elif fmt in ("csv", "parquet"):
+            rows = _read_with_datasets(path, fmt, fields, label_key, name)
         elif fmt == "icl_json":
             rows = _read_icl_json(path, name)
         else:

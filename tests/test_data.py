@@ -14,7 +14,7 @@ import pytest
 from icl_heads import config as cfgmod
 from icl_heads.builtin_tasks import BUILTIN_TASKS
 from icl_heads.builtin_texts import BUILTIN_TEXTS
-from icl_heads.data import load_dataset
+from icl_heads.data import load_dataset, peek_dataset
 from icl_heads.errors import ConfigError, DataError
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -339,3 +339,53 @@ def test_icl_json_record_without_output_gives_data_error(tmp_path):
     with pytest.raises(DataError) as ei:
         load_dataset("t", cfg, data_dir=tmp_path)
     assert "bad.json" in str(ei.value)
+
+
+AG_NEWS_CSV = '''Class Index,Title,Description
+3,Wall St. Bears Claw Back Into the Black,"Short-sellers, Wall Street's dwindling band of ultra-cynics, are seeing green again."
+4,"Space probe, launched in 2004, reaches comet",The probe sent back its first pictures on Tuesday.
+2,Phelps wins again,"The swimmer took his sixth gold medal, a record."
+1,Talks resume in Geneva,Delegates of both sides met for a second day.
+'''
+
+
+def ag_news_entry(fmt="csv", **over):
+    return {"source": "local", "format": fmt, "files": {"train": "ag/train.csv", "test": "ag/test.csv"},
+            "fields": {"title": "Title", "text": "Description"}, "label_key": "Class Index",
+            "label_words": {"1": "world", "2": "sports", "3": "business", "4": "science"},
+            "template": {"query": "Title: {title}\nText: {text}\nTopic:"}, **over}
+
+
+def test_a_csv_of_a_new_dataset_loads_from_a_config_entry_alone(tmp_path):
+    """AG News in its CSV shape (header Class Index,Title,Description; quoted fields holding commas),
+    read by the datasets library's csv builder: fields mapped, labels mapped to words, the sha256
+    of the file as given in the provenance; a wrong column names the config key, at DAG build too."""
+    import hashlib
+
+    (tmp_path / "ag").mkdir()
+    for split in ("train", "test"):
+        (tmp_path / "ag" / f"{split}.csv").write_text(AG_NEWS_CSV)
+    cfg = {"data_dir": str(tmp_path), "datasets": {"ag_news": ag_news_entry()}}
+    task = load_dataset("ag_news", cfg)
+    rows = task.split("test")
+    assert [r["output"] for r in rows] == ["business", "science", "sports", "world"]
+    assert rows[1]["title"] == "Space probe, launched in 2004, reaches comet"
+    assert rows[0]["text"].startswith("Short-sellers, Wall Street's")
+    assert sorted(task.label_set) == ["business", "science", "sports", "world"]
+    want = hashlib.sha256(AG_NEWS_CSV.encode()).hexdigest()
+    assert task.provenance()["files"]["ag/test.csv"] == want
+    # the same file through parquet (written by pandas): the same rows
+    import pandas as pd
+
+    for split in ("train", "test"):
+        pd.read_csv(tmp_path / "ag" / f"{split}.csv").to_parquet(tmp_path / "ag" / f"{split}.parquet")
+    pq = ag_news_entry("parquet", files={"train": "ag/train.parquet", "test": "ag/test.parquet"})
+    assert load_dataset("ag_news", {"data_dir": str(tmp_path), "datasets": {"ag_news": pq}}).split("test") == rows
+    # a wrong label column, and a tab-separated file declared csv: errors naming the key
+    bad = {"data_dir": str(tmp_path), "datasets": {"ag_news": ag_news_entry(label_key="class")}}
+    for read in (load_dataset, peek_dataset):   # peek_dataset: the DAG-build check (config.check_data)
+        with pytest.raises(DataError, match=r"datasets\.ag_news\.label_key.*'class'.*Class Index"):
+            read("ag_news", bad)
+    (tmp_path / "ag" / "test.csv").write_text(AG_NEWS_CSV.replace(",", "\t"))
+    with pytest.raises(DataError, match=r"datasets\.ag_news\.format.*tab-separated"):
+        load_dataset("ag_news", cfg)
