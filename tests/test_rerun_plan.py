@@ -78,3 +78,18 @@ def test_an_analysis_setting_plans_its_tables_and_figures(built):
     planned = plan(wd, cfg, "top_percent")
     assert {"tsla_overlap", "tsla_rankings", "plot_layer_distribution", "gallery"} <= planned
     assert not planned & {"materialise_model", "prompts", "cache", "induction_scores", "tsla_scores"}
+
+
+def test_a_deleted_provenance_record_plans_the_rule_that_writes_it(built):
+    """Sidecars are declared outputs of their rules (rules/common.smk declare_sidecars): deleting
+    one plans its job again, as deleting the table itself would, and nothing upstream."""
+    wd, cfg = built
+    sc = wd / "results" / MODEL / "tsla" / "overlap.csv.prov.json"
+    saved = sc.read_bytes()
+    sc.unlink()
+    try:
+        planned = plan(wd, cfg, "no_record")
+        assert "tsla_overlap" in planned
+        assert not planned & {"materialise_model", "prompts", "cache", "induction_scores", "tsla_scores"}
+    finally:
+        sc.write_bytes(saved)
