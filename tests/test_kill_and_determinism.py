@@ -4,7 +4,7 @@ uninterrupted build that test_rerun_plan and test_slurm share:
 - determinism: a second clean run in another directory gives the same sha256 for every output
   (tables, caches, figures in every format; provenance records equal but for their time stamp);
 - kill and recover: a run killed with SIGKILL (its whole process group) at 10 moments drawn from
-  a seed, each kill followed by the README's recovery command (`snakemake --unlock`, then the
+  a seed, each kill followed by the README's recovery command (`snakemake --cores all --unlock`, then the
   same command with `--rerun-incomplete`), ends with every output byte-identical to the
   uninterrupted run and no temporary file left anywhere in the working directory.
 """
@@ -90,7 +90,7 @@ def test_killed_ten_times_and_recovered_ends_byte_identical(tmp_path_factory, te
     landed = []
     for i, wait in enumerate(moments):
         if i:   # the README's recovery: unlock, then the same command with --rerun-incomplete
-            snakemake(wd, "--unlock", configfile=cfgfile, timeout=300)
+            snakemake(wd, "--cores", "all", "--unlock", configfile=cfgfile, timeout=300)
         cmd = base + (["--rerun-incomplete"] if i else []) + ["--configfile", str(cfgfile)]
         proc = subprocess.Popen(cmd, cwd=wd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                                 start_new_session=True)
@@ -100,7 +100,7 @@ def test_killed_ten_times_and_recovered_ends_byte_identical(tmp_path_factory, te
             landed.append(round(wait, 1))
         proc.wait()
     assert len(landed) == 10, f"only {len(landed)} of the 10 kills found the run still going: {landed}"
-    snakemake(wd, "--unlock", configfile=cfgfile, timeout=300)
+    snakemake(wd, "--cores", "all", "--unlock", configfile=cfgfile, timeout=300)
     snakemake(wd, "--cores", "2", "figures/", "--rerun-incomplete", configfile=cfgfile)
     got = outputs(wd)
     assert sorted(got) == sorted(ref)

@@ -40,8 +40,9 @@ summary = [
      or "none reached"),
     ("rules in the chain", ", ".join(f"<code>{html.escape(r)}</code>" for r in orig["rules"])),
     ("versions", code_cell(rec.get("versions"))),
-    ("created", html.escape(str(rec.get("created")))),
 ]
+# (the record's `created` time stamp stays in the record: the page says what made the figure, so
+# two runs of the same config give the same page, byte for byte)
 page = f"""<!DOCTYPE html>
 <html><head><meta charset="utf-8"><title>Provenance of {html.escape(fig)}</title>
 <style>body{{font-family:sans-serif;font-size:13px;margin:1em}} th{{text-align:left;vertical-align:top;padding-right:1em}}
