@@ -105,15 +105,34 @@ def mark_incomplete(path: str | Path, workdir: str | Path = "."):
     (d / urlsafe_b64encode(str(path).encode()).decode()).write_text(json.dumps({"external_jobid": None}))
 
 
-def sweep(roots, remove_damaged: bool = True, log=print) -> list[Path]:
+def sweep(roots, remove_damaged: bool = True, log=print, records_required=()) -> list[Path]:
     """At DAG build: every output under `roots` whose size differs from the `bytes` its sidecar
     recorded (a truncated or cut file), or whose sidecar does not decode, is marked incomplete
     (`mark_incomplete`; unless remove_damaged is False, e.g. in a dry run), so this very run
     rebuilds it and what is made from it. (Deleting it would not do: Snakemake does not remake a
     missing intermediate file whose consumers are up to date.) An unreadable sidecar is removed.
+    Under `records_required` (results/, where every file is written with its record) a file
+    whose record is missing is marked the same way: Snakemake reruns a job for a missing output
+    only when something asks for that output, and no rule reads a record as its input.
     Cheap: one stat and one small JSON read per output; the full sha256 check happens when a job
     reads its inputs (`verify_inputs`). Returns the damaged paths."""
     bad = []
+    for root in records_required:
+        root = Path(root)
+        if not root.is_dir():
+            continue
+        for path in root.rglob("*"):
+            if path.name.startswith(".") or path.name.endswith(".prov.json") or not path.is_file():
+                continue
+            if not sidecar(path).exists():
+                bad.append(path)
+                if remove_damaged:
+                    mark_incomplete(path)
+                    log(f"damaged output {path}: its provenance record {sidecar(path).name} is missing; "
+                        "marked incomplete, this run rebuilds it")
+                else:
+                    log(f"damaged output {path}: its provenance record {sidecar(path).name} is missing; "
+                        "a real run rebuilds it")
     for root in roots:
         root = Path(root)
         if not root.is_dir():

@@ -16,12 +16,16 @@ _validate_config(config)
 # large enough for the sizes drawn from them (hub datasets: checked when loaded).
 _check_data(config)
 
-# Outputs cut short (size differs from their provenance record) or with an unreadable record are
-# removed here, so this run rebuilds them (icl_heads/integrity.py; jobs check full sha256s of their inputs).
+# Outputs cut short (size differs from their provenance record), with an unreadable record, or (under
+# results/) without one are marked incomplete here, so this run rebuilds them (icl_heads/integrity.py;
+# jobs check full sha256s of their inputs).
 from icl_heads.integrity import sweep as _sweep_damaged  # noqa: E402
 
 _sweep_damaged(
-    ["results", config["resources_dir"]], remove_damaged=not workflow.dryrun, log=lambda m: print(m, file=sys.stderr)
+    ["results", config["resources_dir"]],
+    records_required=["results"],
+    remove_damaged=not workflow.dryrun,
+    log=lambda m: print(m, file=sys.stderr),
 )
 
 MODELS = list(config["run_models"])

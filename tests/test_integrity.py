@@ -154,3 +154,28 @@ def test_figures_are_byte_identical(tmp_path):
         got.append([p.read_bytes() for p in paths])
     assert got[0] == got[1]
     assert b"CreationDate" not in got[0][0]
+
+
+def test_a_table_without_its_record_is_marked_for_a_rebuild(tmp_path, monkeypatch):
+    """Under results/ every file is written with its record: one without (the record deleted) is
+    marked incomplete at DAG build; hidden temporary files and the records themselves are not."""
+    from base64 import urlsafe_b64encode
+    from pathlib import Path
+
+    import pandas as pd
+
+    from icl_heads.integrity import sweep
+    from icl_heads.io import write_csv
+
+    monkeypatch.chdir(tmp_path)
+    res = Path("results")
+    write_csv(pd.DataFrame({"a": [1]}), res / "kept.csv", Provenance("r"))
+    write_csv(pd.DataFrame({"a": [2]}), res / "bare.csv", Provenance("r"))
+    (res / "bare.csv.prov.json").unlink()
+    (res / ".kept.csv.x.part.csv").write_text("")
+    logs = []
+    assert sweep([res], records_required=[res], remove_damaged=False, log=logs.append) == [res / "bare.csv"]
+    assert not Path(".snakemake").exists() and "a real run rebuilds it" in logs[0]
+    assert sweep([res], records_required=[res], log=logs.append) == [res / "bare.csv"]
+    assert (Path(".snakemake/incomplete") / urlsafe_b64encode(b"results/bare.csv").decode()).is_file()
+    assert sweep([res], log=logs.append) == []   # without records_required: only size / decoding checks
