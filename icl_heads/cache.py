@@ -38,12 +38,13 @@ def prompt_set(config: dict, name: str, dataset: str | None = None) -> PromptSet
     """Named prompt sets: score (first n_score queries), eval (the next n_eval), and
     eval variants `eval_zeroshot`, `eval_<perturbation>`; n_score / n_eval from `prompts`, or
     the dataset's own `datasets.<dataset>.sizes`."""
-    from .config import dataset_sizes
+    from .config import dataset_size
     from .errors import ConfigError
     from .prompts import PERTURBATIONS
 
-    p = {**config["prompts"], **({k: v for k, v in dataset_sizes(config, dataset).items() if k in ("n_score", "n_eval")}
-                                 if dataset else {})}
+    p = {k: config["prompts"][k] for k in ("n_shot", "n_score", "n_eval")}
+    if dataset:
+        p.update({k: dataset_size(config, dataset, k) for k in ("n_score", "n_eval")})
     if name == "score":
         return PromptSet(name, p["n_shot"], 0, p["n_score"])
     if name == "eval":

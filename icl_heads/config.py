@@ -199,10 +199,19 @@ def dataset_sizes(config: dict, name: str) -> dict:
     """Query counts drawn from dataset `name`: prompts.n_score, prompts.n_eval (TSLA prompt sets)
     and ltv.n_train, each unless the dataset sets its own under `datasets.<name>.sizes` (a small
     dataset, e.g. CB's 56 test examples, beside large ones)."""
+    return {k: dataset_size(config, name, k) for k in ("n_score", "n_eval", "ltv_n_train")}
+
+
+_SIZE_KEYS = {"n_score": ("prompts", "n_score"), "n_eval": ("prompts", "n_eval"), "ltv_n_train": ("ltv", "n_train")}
+
+
+def dataset_size(config: dict, name: str, which: str):
+    """One of dataset_sizes (reading only the keys it needs: a rule script declares just those)."""
     own = (config.get("datasets", {}).get(name) or {}).get("sizes") or {}
-    p, ltv = config.get("prompts", {}), config.get("ltv", {})
-    return {"n_score": own.get("n_score", p.get("n_score")), "n_eval": own.get("n_eval", p.get("n_eval")),
-            "ltv_n_train": own.get("ltv_n_train", ltv.get("n_train"))}
+    if which in own:
+        return own[which]
+    section, key = _SIZE_KEYS[which]
+    return config.get(section, {}).get(key)
 
 
 def check_data(config: dict, data_dir: str | Path | None = None) -> None:
@@ -394,3 +403,124 @@ def ltv_sweep_layers(n_layers: int, stride: int) -> list[int]:
     """F4 layers (the LTV injection-layer sweep): every `stride`-th layer from 0, and the last
     layer. Here, not in icl_heads.ltv, so that building the DAG imports no torch."""
     return sorted(set(range(0, n_layers, stride)) | {n_layers - 1})
+
+
+# ------------------------------------------------------------------ config through params only
+# A rule names the config keys its script reads (rules/common.smk: `params: cfg=cfg("fv.n_shot",
+# "datasets.{task}", ...)`); the job gets them as one flat param {dotted key: value}. Snakemake
+# compares params between runs, so a change to any of these keys reruns exactly the jobs that
+# read it. The script sees them through declared_config(): the same nested shape as the config,
+# holding the declared keys only; reading any other key fails naming it and the fix.
+
+
+class UndeclaredConfigKey(ConfigError, KeyError):
+    """A script read a config key its rule does not declare in `params: cfg=cfg(...)`."""
+
+    def __str__(self):  # KeyError would print the repr of the message
+        return self.args[0] if self.args else ""
+
+
+def canonical(value):
+    """A config value in a form whose text does not depend on the config's key order (Snakemake
+    compares params as text): mappings with sorted keys, sequences as lists."""
+    if isinstance(value, dict):
+        return {str(k): canonical(value[k]) for k in sorted(value, key=str)}
+    if isinstance(value, (list, tuple)):
+        return [canonical(v) for v in value]
+    return value
+
+
+def config_value(config: dict, key: str):
+    """The value of dotted `key` in `config` (a ConfigError naming the key when there is none)."""
+    node = config
+    for i, part in enumerate(key.split(".")):
+        if not isinstance(node, dict) or part not in node:
+            raise ConfigError(f"config key {key!r} does not exist (no {'.'.join(key.split('.')[:i + 1])!r})")
+        node = node[part]
+    return node
+
+
+def declared_params(config: dict, keys, wildcards: dict | None = None, drop=()) -> dict:
+    """The flat param `cfg` of a job: {key: canonical value} for each of `keys` (dotted config
+    keys, which may name the job's wildcards, e.g. "datasets.{task}"), sorted by key. `drop`
+    (dotted keys, templates too) are left out of the values of `keys` (e.g. a model entry's
+    scheduling keys, which must not rerun the conversion)."""
+    wildcards = dict(wildcards or {})
+    names = sorted({k.format(**wildcards) for k in keys})
+    out = {k: copy.deepcopy(config_value(config, k)) for k in names}
+    for d in {d.format(**wildcards) for d in drop}:
+        for k in names:
+            if d.startswith(k + "."):
+                node, parts = out, [k] + d[len(k) + 1:].split(".")
+                for part in parts[:-1]:
+                    node = node.get(part) if isinstance(node, dict) else None
+                if isinstance(node, dict):
+                    node.pop(parts[-1], None)
+    return {k: canonical(v) for k, v in out.items()}
+
+
+class _Declared(dict):
+    """A config node some of whose keys are declared: the others raise UndeclaredConfigKey on any
+    read (x[k], x.get(k), k in x, iteration), so a script cannot fall back to a default for a key
+    that is not in its params."""
+
+    def __init__(self, items, path: str, rule: str):
+        super().__init__(items)
+        self._path, self._rule = path, rule
+
+    def _undeclared(self, key):
+        full = f"{self._path}.{key}" if self._path else str(key)
+        return UndeclaredConfigKey(
+            f"rule {self._rule} reads config key {full!r}, which its params do not declare: add {full!r} to "
+            f"cfg(...) in the rule's params (rules/*.smk), so that changing it reruns the rule")
+
+    def __getitem__(self, key):
+        if not dict.__contains__(self, key):
+            raise self._undeclared(key)
+        return dict.__getitem__(self, key)
+
+    def get(self, key, default=None):
+        return self[key]
+
+    def __contains__(self, key):
+        if not dict.__contains__(self, key):
+            raise self._undeclared(key)
+        return True
+
+    def _whole(self):
+        return self._undeclared("<every key>")
+
+    def __iter__(self):
+        raise self._whole()
+
+    def keys(self):
+        raise self._whole()
+
+    def items(self):
+        raise self._whole()
+
+    def values(self):
+        raise self._whole()
+
+
+def declared_config(flat: dict, rule: str = "?") -> dict:
+    """The nested view of a job's flat `cfg` param (see declared_params): a declared key's value is
+    returned whole (its own sub-keys read freely); any other key raises UndeclaredConfigKey."""
+    tree: dict = {}
+    for key in sorted(flat, key=lambda k: k.count(".")):
+        node, parts = tree, key.split(".")
+        for part in parts[:-1]:
+            node = node.setdefault(part, {})
+            if not isinstance(node, dict) or node is None:
+                raise ConfigError(f"cfg keys of rule {rule} overlap at {key!r}")
+        node[parts[-1]] = copy.deepcopy(flat[key])
+    declared = set(flat)
+
+    def build(node, path):
+        items = {}
+        for k, v in dict.items(node):
+            sub = f"{path}.{k}" if path else k
+            items[k] = v if sub in declared or not isinstance(v, dict) else build(v, sub)
+        return _Declared(items, path, rule)
+
+    return build(tree, "")

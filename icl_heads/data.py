@@ -210,6 +210,53 @@ def _read_with_datasets(path: Path, builder: str, fields: dict, label_key: str, 
 READERS = {"sst2", "trec", "jsonl", "tsv", "csv", "parquet", "icl_json", "text"}
 
 
+def _read_prompt_set(name: str, entry: dict, data_dir: Path, hashes: bool = True) -> tuple[dict, dict]:
+    """Source prompt_set: ready prompts from a JSON list or JSONL file. Split test holds one
+    query a prompt, in file order, carrying its given demonstrations (`_demos`) or its text
+    (`_text`); split train holds every distinct demonstration (what rules that draw training
+    queries, e.g. Y7's mean head outputs, sample from)."""
+    key = f"datasets.{name}.path"
+    if not entry.get("path"):
+        raise ConfigError(f"config key `{key}` is missing: source prompt_set reads its prompts from a JSON or JSONL file")
+    path = Path(entry["path"]).expanduser()
+    path = path if path.is_absolute() else data_dir / path
+    if not path.is_file():
+        raise DataError(f"config key `{key}`: {path} does not exist; give a JSON list or JSONL file of prompts")
+    text = path.read_text(encoding="utf-8")
+    try:
+        stripped = text.lstrip()
+        records = json.loads(text) if stripped.startswith("[") else [json.loads(line) for line in text.splitlines() if line.strip()]
+    except ValueError as e:
+        raise DataError(f"config key `{key}`: {path} is not a JSON list or JSONL file ({e})") from e
+    queries, pool, seen = [], [], set()
+    for i, r in enumerate(records):
+        where = f"{path} prompt {i}"
+        if not isinstance(r, dict) or not isinstance(r.get("output"), str) or not r["output"].strip():
+            raise DataError(f"{where}: each prompt is an object with a non-empty string `output` (the answer) "
+                            f"(config key `{key}`)")
+        if isinstance(r.get("text"), str):
+            queries.append({"input": r["text"], "output": r["output"], "_text": True})
+            continue
+        if not isinstance(r.get("input"), str):
+            raise DataError(f"{where}: give `input` (the query, with `demonstrations`) or `text` (the whole prompt) "
+                            f"(config key `{key}`)")
+        demos = r.get("demonstrations", [])
+        if not isinstance(demos, list) or not all(isinstance(d, dict) and isinstance(d.get("input"), str)
+                                                   and isinstance(d.get("output"), str) for d in demos):
+            raise DataError(f"{where}: `demonstrations` is a list of {{input, output}} objects (config key `{key}`)")
+        demos = [{"input": d["input"], "output": d["output"]} for d in demos]
+        for d in demos:
+            k = (d["input"], d["output"])
+            if k not in seen:
+                seen.add(k)
+                pool.append(dict(d))
+        queries.append({"input": r["input"], "output": r["output"], "_demos": demos})
+    if not queries:
+        raise DataError(f"config key `{key}`: {path} holds no prompts")
+    splits = {"test": queries, "train": pool or [{"input": q["input"], "output": q["output"]} for q in queries]}
+    return splits, ({str(entry["path"]): _sha(path)} if hashes else {})
+
+
 def _read_local(name: str, entry: dict, data_dir: Path, hashes: bool = True) -> tuple[dict, dict]:
     fmt = entry.get("format")
     if fmt not in READERS:
@@ -287,10 +334,13 @@ def _split_one(rows: list[dict], test_fraction: float, seed: int) -> dict:
     return {"train": [rows[i] for i in train], "test": [rows[i] for i in test]}
 
 
-def load_dataset(name: str, config: dict, data_dir: str | Path | None = None) -> TaskData:
-    """Load dataset `name` as configured under `datasets.<name>`."""
+def load_dataset(name: str, config: dict, data_dir: str | Path | None = None, check_sizes: bool = True) -> TaskData:
+    """Load dataset `name` as configured under `datasets.<name>`. With check_sizes, a hub dataset
+    (whose sizes only now are known) is checked against every size the config draws from it; a rule
+    script passes False (it sees only its own keys), and the prompt builders then name the key
+    whose size a split cannot meet (icl_heads.prompts)."""
     task = _load(name, config, data_dir)
-    if task.source == "hub":
+    if task.source == "hub" and check_sizes:
         # sizes of a hub dataset are known only now; the other sources are checked at DAG build
         from .config import size_problems
 
@@ -347,8 +397,14 @@ def _load(name: str, config: dict, data_dir: str | Path | None = None, hashes: b
     elif src == "hub":
         splits, shas = _read_hub(name, entry)
         from_fraction = False
+    elif src == "prompt_set":
+        splits, shas = _read_prompt_set(name, entry, data_dir, hashes)
+        template = {"query": "{input}", **template}
+        if kind == "classification" and not label_words:
+            label_words = {o: o for o in sorted({r["output"] for r in splits["test"]})}
+        from_fraction = False
     else:
-        raise ConfigError(f"config key `datasets.{name}.source` is {src!r}; use builtin, local or hub")
+        raise ConfigError(f"config key `datasets.{name}.source` is {src!r}; use builtin, local, hub or prompt_set")
     if "train" not in splits and entry.get("test_fraction"):
         only = next(iter(splits.values()))
         splits = _split_one(only, entry["test_fraction"], entry.get("split_seed", 0))
@@ -368,6 +424,8 @@ def _load(name: str, config: dict, data_dir: str | Path | None = None, hashes: b
             for r in rows:
                 r["label"] = r["output"]
                 r["output"] = label_words[r["output"]]
+                for d in r.get("_demos", ()):  # a prompt set's given demonstrations (also in split train)
+                    d["output"] = label_words[d["output"]]
     if "query" not in template:
         raise ConfigError(f"config key `datasets.{name}.template.query` is missing (e.g. 'Review: {{input}}\\nSentiment:')")
     template.setdefault("separator", "\n\n")

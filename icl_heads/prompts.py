@@ -192,19 +192,39 @@ def build_prompts(task: TaskData, tokenizer, *, n_shot: int, query_split: str = 
     tmpl, sep = task.template["query"], task.template.get("separator", "\n\n")
     prompts = []
     for qi in range(start, stop):
-        rng = random.Random(f"{seed}/{task.name}/{qi}")
-        demo_idx = sample_demos(train, n_shot, rng, balanced, words)
-        demos = perturb_demos([train[i] for i in demo_idx], perturbation, words, random.Random(f"{seed}/{qi}/p"))
-        label_spans, text = [], ""
-        for d in demos:
-            q, _ = format_query(tmpl, d)
-            text += q + " "
-            label_spans.append((len(text), len(text) + len(d["output"])))
-            text += d["output"] + sep
-        q, spans = format_query(tmpl, queries[qi])
-        base = len(text)
-        text += q + trailing
-        query_spans = [(base + a, base + b) for a, b in spans]
+        given = queries[qi].get("_demos")  # source prompt_set: the prompt's own demonstrations
+        if queries[qi].get("_text"):  # source prompt_set: the prompt as written
+            if perturbation != "none" or n_shot == 0:
+                raise ConfigError(f"dataset {task.name!r} gives its prompts as text (datasets.{task.name}.path): a "
+                                  f"{'zero-shot' if n_shot == 0 else perturbation} variant needs prompts given as "
+                                  "demonstrations + input; give them so, or leave the dataset out of that analysis")
+            text = queries[qi]["input"]
+            q_start = text.rfind(sep) + len(sep) if sep in text else 0
+            label_spans, query_spans, demo_idx = [], [(q_start, len(text))], []
+            text += trailing
+        else:
+            if given is not None:
+                if n_shot > len(given):
+                    raise ConfigError(f"prompt {qi} of dataset {task.name!r} (datasets.{task.name}.path) gives {len(given)} "
+                                      f"demonstrations, fewer than the {n_shot} a prompt asks for (n_shot); give more, "
+                                      "or lower the n_shot key of the analysis")
+                chosen = [dict(d) for d in given[:n_shot]]
+                demo_idx = [next((j for j, t in enumerate(train) if t["input"] == d["input"]), -1) for d in chosen]
+            else:
+                rng = random.Random(f"{seed}/{task.name}/{qi}")
+                demo_idx = sample_demos(train, n_shot, rng, balanced, words)
+                chosen = [train[i] for i in demo_idx]
+            demos = perturb_demos(chosen, perturbation, words, random.Random(f"{seed}/{qi}/p"))
+            label_spans, text = [], ""
+            for d in demos:
+                q, _ = format_query(tmpl, d)
+                text += q + " "
+                label_spans.append((len(text), len(text) + len(d["output"])))
+                text += d["output"] + sep
+            q, spans = format_query(tmpl, queries[qi])
+            base = len(text)
+            text += q + trailing
+            query_spans = [(base + a, base + b) for a, b in spans]
         enc = tokenizer(text, return_offsets_mapping=True)
         ids, offsets = enc["input_ids"], enc["offset_mapping"]
         if len(ids) > 1 and ids[-1] == tokenizer.eos_token_id and offsets[-1][0] == offsets[-1][1]:

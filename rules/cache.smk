@@ -13,8 +13,7 @@ rule prompts:
         mem_mb=2048,
         runtime=10,
     params:
-        prompts=lambda w: {k: config["prompts"][k] for k in ("n_shot", "n_score", "n_eval", "balanced")},
-        dataset=lambda w: config["datasets"][w.dataset],
+        cfg=cfg("seed", *DATA, "prompts.n_shot", "prompts.n_score", "prompts.n_eval", "prompts.balanced"),
     script:
         "../workflow_scripts/build_prompts.py"
 
@@ -38,5 +37,7 @@ rule cache:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
         runtime=60,
+    params:
+        cfg=cfg("prompts.batch_size"),
     script:
         "../workflow_scripts/build_cache.py"

@@ -7,6 +7,8 @@ sys.path.insert(0, str(Path(workflow.basedir)))
 from icl_heads.config import validate as _validate_config  # noqa: E402
 from icl_heads.config import check_data as _check_data  # noqa: E402
 from icl_heads.config import artifact_models, checkpoint_models, ltv_sweep_layers, trained_dir  # noqa: E402
+from icl_heads.config import config_value as _config_value  # noqa: E402
+from icl_heads.config import declared_params as _declared_params  # noqa: E402
 from icl_heads.claims import (
     rule_claims,
 )  # noqa: E402  a claims rule's param `claims`: its entries of config/claims.yaml
@@ -41,7 +43,38 @@ wildcard_constraints:
     or "NOMODEL",
     dataset="[A-Za-z0-9_\-]+",
     pset="score|eval|eval_zeroshot|eval_shuffle_text|eval_labels_01|eval_flip_labels",
-    task="[A-Za-z0-9_\-]+",
+
+
+# Config reaches a script only through its rule's params: `params: cfg=cfg("fv.n_shot", "datasets.{dataset}")`
+# gives the job one flat param {dotted key: value} (keys may name the job's wildcards). Snakemake
+# compares params between runs, so changing a key reruns exactly the jobs that declare it; the
+# script reads the keys as job.cfg (workflow_scripts/common.py), and any other key fails naming
+# itself. tests/test_rerun_plan.py changes every leaf key, one at a time, and checks the plan.
+def cfg(*keys, drop=()):
+    """A rule's `cfg` param. `keys`: dotted config keys (str, may name wildcards), or functions of
+    the wildcards returning such keys (where the keys depend on the job)."""
+    for k in keys:  # a key that names no wildcard must exist now, at DAG build
+        if isinstance(k, str) and "{" not in k:
+            _config_value(config, k)
+
+    def param(wildcards):
+        names = []
+        for k in keys:
+            names += [k] if isinstance(k, str) else list(k(wildcards))
+        return _declared_params(config, names, dict(wildcards.items()), drop=drop)
+
+    return param
+
+
+# Keys that several rules read together.
+DATA = ("datasets.{dataset}", "data_dir")  # job.load_task(dataset): the dataset's entry and the data directory
+LTV_QUERIES = ("seed", "data_dir", "ltv.n_train", "ltv.n_eval", "ltv.n_shot")  # ltv_common.task_and_queries
+
+
+def palette_keys(*families):
+    """The palette entries of the head families one figure draws (a figure's params list only the
+    plotting settings it uses, so changing another colour does not rerun it)."""
+    return ["plots.dpi"] + [f"plots.palette.{f}" for f in families if f in config["plots"]["palette"]]
 
 
 # Jobs that load a model declare `mem_mb=model_mem_mb, gpu=model_gpu` (standard Snakemake
@@ -155,6 +188,23 @@ def report_figure(stem, paths):
     return out
 
 
+# The main tables (T1-T8, L1-L7, Y3-Y7) are in the report too, each with its caption
+# (report/captions/tables/<artifact>.rst); Y8 is the Y5 table's ablation types.
+PAPER_OF = {"T": "Paper A: TSLA", "L": "Paper B: LTV", "Y": "Paper C: Yin & Steinhardt"}
+
+
+def report_table(artifact, path):
+    """`path` (an output) marked as the report's table of `artifact`."""
+    item = "table: {dataset}" if "{dataset}" in path else "table"
+    return report(
+        path,
+        caption=f"../report/captions/tables/{artifact}.rst",
+        category=PAPER_OF[artifact[0]],
+        subcategory=f"{artifact} table",
+        labels={"model": "{model}", "item": item},
+    )
+
+
 def figure_provenance_pages():
     """The provenance page of every figure in the report: its inputs are the figures."""
     return [f"{p.rsplit('.', 1)[0]}.provenance.html" for p in all_figures() if p.endswith(f".{REPORT_FORMAT}")]
@@ -163,13 +213,6 @@ def figure_provenance_pages():
 def figure_paths(stem):
     """The figure in every format; one of them is marked for the HTML report (rules/report.smk)."""
     return report_figure(stem, [f"results/{{model}}/figures/{stem}.{ext}" for ext in FIGURE_FORMATS])
-
-
-def palette(*families):
-    """The colours of the head families one figure draws: a figure's params list only the
-    plotting settings it uses, so changing another colour does not rerun it. (In a fixed
-    order: Snakemake compares params as text, and a config's key order must not matter.)"""
-    return {f: config["plots"]["palette"][f] for f in families if f in config["plots"]["palette"]}
 
 
 FIGURES = ["F1_layer_distribution", "F2_attention", "F3_threshold_sweep", "T7_steering_sweep", "S1_head_map"]
@@ -222,16 +265,19 @@ def all_figures():
 
 
 # S2: the claims tables of every paper, gathered by rules/synthesis.smk into results/claims.csv.
+# One path pattern: results/{model}/claims/{artifact}/{dataset}.csv, where {artifact} is the first
+# table its rule's claims belong to (T2 holds T2-T4 and F1/F2; L3 holds L3-L4 and F5; Y3 holds
+# Y3-Y4; Y5 holds Y5, Y7 and Y8) and {dataset} is "all" for claims over every dataset or task.
 # Each paper registers its claims files here - a pattern whose {wildcards} are expanded
-# over CLAIMS_WILDCARDS (e.g. CLAIMS_FILES.append("results/{model}/claims/yin_Y5.csv")), or a
+# over CLAIMS_WILDCARDS (e.g. CLAIMS_FILES.append("results/{model}/claims/Y6/all.csv")), or a
 # function of a model name returning paths. Files are listed per model in registration order.
-CLAIMS_FILES = ["results/{model}/claims/rankings.csv"] + [
+CLAIMS_FILES = ["results/{model}/claims/T2/all.csv"] + [
     f"results/{{model}}/claims/{art}/{{dataset}}.csv" for art in ("T5", "T6", "T7", "T8")
 ]
 if config["fv"]["scoring_tasks"]:
-    CLAIMS_FILES.append("results/{model}/claims/ih_fv.csv")
+    CLAIMS_FILES.append("results/{model}/claims/Y3/all.csv")
     if config["fv"]["eval_tasks"]:
-        CLAIMS_FILES += ["results/{model}/claims/yin_ablation.csv", "results/{model}/claims/yin_token_loss.csv"]
+        CLAIMS_FILES += ["results/{model}/claims/Y5/all.csv", "results/{model}/claims/Y6/all.csv"]
 CLAIMS_WILDCARDS = {"dataset": CLS_DATASETS}
 
 
@@ -257,6 +303,15 @@ def claims_files(wildcards=None):
 # ------------------------------------------------------------------ input functions of the rules
 def prompt_sets():
     return ["score", "eval", "eval_zeroshot"] + [f"eval_{p}" for p in config["tsla"]["perturbations"]]
+
+
+def induction_sequences_file(wildcards):
+    """Rule induction_scores' given sequences (config key induction.sequences), relative to data_dir."""
+    given = config["induction"]["sequences"]
+    if not given:
+        return []
+    p = Path(given).expanduser()
+    return [str(p if p.is_absolute() else Path(config["data_dir"]) / p)]
 
 
 def tsla_model_inputs(wildcards):
@@ -325,28 +380,28 @@ def ltv_fv_input(wildcards):
 def ltv_tables(m):
     out = [
         f"results/{m}/ltv/L1.csv",
-        f"results/{m}/claims/ltv_L1.csv",
+        f"results/{m}/claims/L1/all.csv",
         f"results/{m}/ltv/transfer.csv",
-        f"results/{m}/claims/ltv_transfer.csv",
+        f"results/{m}/claims/L6/all.csv",
     ]
     out += [f"results/{m}/ltv/accuracy/{d}.csv" for d in LTV_DATASETS]
     if LTV_MECH:
         out += [f"results/{m}/ltv/key_heads.csv"]
         out += [f"results/{m}/ltv/mechanism/{d}.csv" for d in LTV_MECH]
         out += [f"results/{m}/ltv/linear/{d}.csv" for d in LTV_MECH]
-        out += [f"results/{m}/claims/ltv_mechanism_{d}.csv" for d in LTV_MECH]
+        out += [f"results/{m}/claims/L3/{d}.csv" for d in LTV_MECH]
     if LTV["peft"]["dataset"]:
         out.append(f"results/{m}/ltv/peft.csv")
     if LTV_COMPOSITION["tasks"]:
-        out += [f"results/{m}/ltv/composition.csv", f"results/{m}/claims/ltv_composition.csv"]
+        out += [f"results/{m}/ltv/composition.csv", f"results/{m}/claims/L7/all.csv"]
     return out
 
 
 def ltv_claims(m):
-    out = [f"results/{m}/claims/ltv_L1.csv", f"results/{m}/claims/ltv_transfer.csv"]
-    out += [f"results/{m}/claims/ltv_mechanism_{d}.csv" for d in LTV_MECH]
+    out = [f"results/{m}/claims/L1/all.csv", f"results/{m}/claims/L6/all.csv"]
+    out += [f"results/{m}/claims/L3/{d}.csv" for d in LTV_MECH]
     if LTV_COMPOSITION["tasks"]:
-        out.append(f"results/{m}/claims/ltv_composition.csv")
+        out.append(f"results/{m}/claims/L7/all.csv")
     return out
 
 
@@ -359,7 +414,7 @@ def all_tables():
     for m in MODELS:
         out += [f"results/{m}/tsla/overlap.csv", f"results/{m}/icl/accuracy.csv", f"results/{m}/heads/induction.csv"]
         if config["fv"]["scoring_tasks"]:
-            out += [f"results/{m}/heads/ih_fv_overlap.csv", f"results/{m}/claims/ih_fv.csv"]
+            out += [f"results/{m}/heads/ih_fv_overlap.csv", f"results/{m}/claims/Y3/all.csv"]
             if config["fv"]["eval_tasks"]:
                 out += [f"results/{m}/yin/{t}.csv" for t in ("ablation_curves", "addback", "token_loss")]
             if checkpoint_models(config, m):
@@ -367,7 +422,7 @@ def all_tables():
         out += [
             f"results/{m}/tsla/ih_percentiles.csv",
             f"results/{m}/tsla/consistency.csv",
-            f"results/{m}/claims/rankings.csv",
+            f"results/{m}/claims/T2/all.csv",
         ]
         for d in CLS_DATASETS:
             out += [

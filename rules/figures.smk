@@ -12,9 +12,7 @@ rule plot_layer_distribution:
         mem_mb=1024,
         runtime=5,
     params:
-        top_percent=config["tsla"]["top_percent"],
-        palette=palette("tr", "tl", "ih"),
-        dpi=config["plots"]["dpi"],
+        cfg=cfg("tsla.top_percent", *palette_keys("tr", "tl", "ih")),
     script:
         "../workflow_scripts/plot_layer_distribution.py"
 
@@ -53,8 +51,7 @@ rule plot_attention:
         mem_mb=1024,
         runtime=5,
     params:
-        palette=palette("tr", "tl"),
-        dpi=config["plots"]["dpi"],
+        cfg=cfg(*palette_keys("tr", "tl")),
     script:
         "../workflow_scripts/plot_tsla.py"
 
@@ -74,8 +71,7 @@ rule plot_threshold_sweep:
         mem_mb=1024,
         runtime=5,
     params:
-        palette=palette("tr", "tl", "random"),
-        dpi=config["plots"]["dpi"],
+        cfg=cfg(*palette_keys("tr", "tl", "random")),
     script:
         "../workflow_scripts/plot_tsla.py"
 
@@ -94,6 +90,6 @@ rule plot_tsla_steering_sweep:
         mem_mb=1024,
         runtime=5,
     params:
-        dpi=config["plots"]["dpi"],
+        cfg=cfg("plots.dpi"),
     script:
         "../workflow_scripts/plot_tsla_steering_sweep.py"

@@ -3,9 +3,9 @@ rule fv_scores:
     input:
         manifest=manifest,
     output:
-        "results/{model}/heads/fv/{task}.csv",
+        "results/{model}/heads/fv/{dataset}.csv",
     log:
-        "logs/fv_scores/{model}/{task}.log",
+        "logs/fv_scores/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
     threads: workflow.cores
@@ -14,8 +14,7 @@ rule fv_scores:
         gpu=model_gpu,
         runtime=60,
     params:
-        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_prompts")},
-        dataset=lambda w: config["datasets"][w.task],
+        cfg=cfg("seed", "datasets.{dataset}", "data_dir", "fv.n_shot", "fv.n_prompts", "fv.chunk", "prompts.batch_size"),
     script:
         "../workflow_scripts/fv_scores.py"
 
@@ -27,9 +26,9 @@ rule heads_ih_fv:
         induction="results/{model}/heads/induction.csv",
     output:
         fv="results/{model}/heads/fv.csv",
-        overlap="results/{model}/heads/ih_fv_overlap.csv",
-        layers="results/{model}/heads/ih_fv_layers.csv",
-        claims="results/{model}/claims/ih_fv.csv",
+        overlap=report_table("Y3", "results/{model}/heads/ih_fv_overlap.csv"),
+        layers=report_table("Y4", "results/{model}/heads/ih_fv_layers.csv"),
+        claims="results/{model}/claims/Y3/all.csv",
     log:
         "logs/heads_ih_fv/{model}.log",
     conda:
@@ -39,6 +38,6 @@ rule heads_ih_fv:
         runtime=10,
     params:
         claims=rule_claims("heads_ih_fv"),
-        top_percent=config["fv"]["top_percent"],
+        cfg=cfg("fv.top_percent"),
     script:
         "../workflow_scripts/heads_ih_fv.py"

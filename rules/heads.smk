@@ -2,6 +2,7 @@ rule induction_scores:
     """Y1: induction score of every head on repeated random token sequences."""
     input:
         manifest=manifest,
+        sequences=induction_sequences_file,  # induction.sequences: given token sequences, if any
     output:
         "results/{model}/heads/induction.csv",
     log:
@@ -14,6 +15,13 @@ rule induction_scores:
         gpu=model_gpu,
         runtime=60,
     params:
-        induction=lambda w: {k: config["induction"][k] for k in ("n_sequences", "seq_len", "average", "batch_size")},
+        cfg=cfg(
+            "seed",
+            "induction.n_sequences",
+            "induction.seq_len",
+            "induction.average",
+            "induction.batch_size",
+            "induction.sequences",
+        ),
     script:
         "../workflow_scripts/induction.py"

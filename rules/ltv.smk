@@ -20,23 +20,19 @@ rule ltv_train:
         gpu=model_gpu,
         runtime=60,
     params:
+        cfg=cfg(
+            *LTV_QUERIES,
+            "datasets.{dataset}",
+            "ltv.steps",
+            "ltv.lr",
+            "ltv.lr_scale",
+            "ltv.weight_decay",
+            "ltv.batch_size",
+            "ltv.label_tokens",
+            "ltv.layer_stride",
+            lambda w: ["ltv.configurations", "ltv.sweep_stride"] if w.dataset in LTV_DATASETS else [],
+        ),
         configurations=ltv_configurations,
-        ltv=lambda w: {
-            k: LTV[k]
-            for k in (
-                "steps",
-                "lr",
-                "lr_scale",
-                "weight_decay",
-                "batch_size",
-                "n_train",
-                "n_eval",
-                "n_shot",
-                "label_tokens",
-                "layer_stride",
-            )
-        },
-        dataset=lambda w: config["datasets"][w.dataset],
     script:
         "../workflow_scripts/ltv_train.py"
 
@@ -60,8 +56,12 @@ rule ltv_evaluate:
         gpu=model_gpu,
         runtime=60,
     params:
-        ltv=lambda w: {k: LTV[k] for k in ("n_eval", "n_shot", "batch_size")},
-        top_percent=config["fv"]["top_percent"],
+        cfg=cfg(
+            *LTV_QUERIES,
+            "datasets.{dataset}",
+            "ltv.batch_size",
+            lambda w: ["fv.top_percent"] if config["fv"]["scoring_tasks"] else [],
+        ),
     script:
         "../workflow_scripts/ltv_evaluate.py"
 
@@ -72,8 +72,8 @@ rule ltv_summary:
         tables=expand("results/{{model}}/ltv/accuracy/{dataset}.csv", dataset=LTV_DATASETS),
         per_query=expand("results/{{model}}/ltv/accuracy/{dataset}.per_query.safetensors", dataset=LTV_DATASETS),
     output:
-        table="results/{model}/ltv/L1.csv",
-        claims="results/{model}/claims/ltv_L1.csv",
+        table=report_table("L1", "results/{model}/ltv/L1.csv"),
+        claims="results/{model}/claims/L1/all.csv",
     log:
         "logs/ltv_summary/{model}.log",
     conda:
@@ -83,7 +83,7 @@ rule ltv_summary:
         runtime=5,
     params:
         claims=rule_claims("ltv_summary"),
-        floor_accuracy=config["claims"]["floor_accuracy"],
+        cfg=cfg("seed", "claims.floor_accuracy"),
     script:
         "../workflow_scripts/ltv_summary.py"
 
@@ -94,9 +94,9 @@ rule ltv_mechanism:
         manifest=manifest,
         vectors=lambda w: ltv_vector(w.model, w.dataset),
     output:
-        table="results/{model}/ltv/mechanism/{dataset}.csv",
+        table=report_table("L3", "results/{model}/ltv/mechanism/{dataset}.csv"),
         heads="results/{model}/ltv/key_heads/{dataset}.csv",
-        claims="results/{model}/claims/ltv_mechanism_{dataset}.csv",
+        claims="results/{model}/claims/L3/{dataset}.csv",
     log:
         "logs/ltv_mechanism/{model}/{dataset}.log",
     conda:
@@ -108,8 +108,16 @@ rule ltv_mechanism:
         runtime=60,
     params:
         claims=rule_claims("ltv_mechanism"),
-        ltv=lambda w: {k: LTV[k] for k in ("key_head_percent", "ov_attention", "random_seeds", "n_eval", "batch_size")},
-        ablation_norm=config["interventions"]["post_attention_norm"],
+        cfg=cfg(
+            *LTV_QUERIES,
+            "datasets.{dataset}",
+            "ltv.key_head_percent",
+            "ltv.ov_attention",
+            "ltv.random_seeds",
+            "ltv.batch_size",
+            "ltv.layer_stride",
+            "interventions.post_attention_norm",
+        ),
     script:
         "../workflow_scripts/ltv_mechanism.py"
 
@@ -119,7 +127,7 @@ rule ltv_key_heads:
     input:
         expand("results/{{model}}/ltv/key_heads/{dataset}.csv", dataset=LTV_MECH),
     output:
-        "results/{model}/ltv/key_heads.csv",
+        report_table("L4", "results/{model}/ltv/key_heads.csv"),
     log:
         "logs/ltv_key_heads/{model}.log",
     conda:
@@ -127,6 +135,8 @@ rule ltv_key_heads:
     resources:
         mem_mb=512,
         runtime=5,
+    params:
+        cfg=cfg("ltv.key_head_percent"),
     script:
         "../workflow_scripts/ltv_key_heads.py"
 
@@ -137,7 +147,7 @@ rule ltv_linear:
         manifest=manifest,
         vectors=lambda w: ltv_vector(w.model, w.dataset),
     output:
-        "results/{model}/ltv/linear/{dataset}.csv",
+        report_table("L5", "results/{model}/ltv/linear/{dataset}.csv"),
     log:
         "logs/ltv_linear/{model}/{dataset}.log",
     conda:
@@ -148,7 +158,7 @@ rule ltv_linear:
         gpu=model_gpu,
         runtime=60,
     params:
-        linear=LTV["linear"],
+        cfg=cfg(*LTV_QUERIES, "datasets.{dataset}", "ltv.linear", "ltv.batch_size", "ltv.layer_stride"),
     script:
         "../workflow_scripts/ltv_linear.py"
 
@@ -159,8 +169,8 @@ rule ltv_transfer:
         manifest=manifest,
         vectors=lambda w: [ltv_vector(w.model, d) for d in LTV_DATASETS],
     output:
-        table="results/{model}/ltv/transfer.csv",
-        claims="results/{model}/claims/ltv_transfer.csv",
+        table=report_table("L6", "results/{model}/ltv/transfer.csv"),
+        claims="results/{model}/claims/L6/all.csv",
     log:
         "logs/ltv_transfer/{model}.log",
     conda:
@@ -172,6 +182,7 @@ rule ltv_transfer:
         runtime=30,
     params:
         claims=rule_claims("ltv_transfer"),
+        cfg=cfg(*LTV_QUERIES, "ltv.datasets", "ltv.batch_size", *[f"datasets.{d}" for d in LTV_DATASETS]),
     script:
         "../workflow_scripts/ltv_transfer.py"
 
@@ -182,8 +193,8 @@ rule ltv_composition:
         manifest=manifest,
         vectors=lambda w: [ltv_vector(w.model, d) for d in LTV_COMPOSITION["tasks"]],
     output:
-        table="results/{model}/ltv/composition.csv",
-        claims="results/{model}/claims/ltv_composition.csv",
+        table=report_table("L7", "results/{model}/ltv/composition.csv"),
+        claims="results/{model}/claims/L7/all.csv",
     log:
         "logs/ltv_composition/{model}.log",
     conda:
@@ -195,7 +206,7 @@ rule ltv_composition:
         runtime=30,
     params:
         claims=rule_claims("ltv_composition"),
-        composition=LTV_COMPOSITION,
+        cfg=cfg(*LTV_QUERIES, "ltv.composition", "ltv.batch_size", f"datasets.{LTV_COMPOSITION['composed']}"),
     script:
         "../workflow_scripts/ltv_composition.py"
 
@@ -205,7 +216,7 @@ rule ltv_peft:
     input:
         manifest=manifest,
     output:
-        "results/{model}/ltv/peft.csv",
+        report_table("L2", "results/{model}/ltv/peft.csv"),
     log:
         "logs/ltv_peft/{model}.log",
     conda:
@@ -216,11 +227,17 @@ rule ltv_peft:
         gpu=model_gpu,
         runtime=60,
     params:
-        peft=LTV["peft"],
-        ltv={
-            k: LTV[k]
-            for k in ("steps", "lr", "lr_scale", "weight_decay", "batch_size", "n_train", "n_eval", "label_tokens")
-        },
+        cfg=cfg(
+            *LTV_QUERIES,
+            "ltv.peft",
+            "ltv.steps",
+            "ltv.lr",
+            "ltv.lr_scale",
+            "ltv.weight_decay",
+            "ltv.batch_size",
+            "ltv.label_tokens",
+            f"datasets.{LTV['peft']['dataset']}",
+        ),
     script:
         "../workflow_scripts/ltv_peft.py"
 
@@ -239,7 +256,7 @@ rule plot_ltv_layers:
         mem_mb=1024,
         runtime=5,
     params:
-        palette=config["plots"]["palette"],
+        cfg=cfg(*palette_keys("ltv", "vanilla_tv", "fv")),
     script:
         "../workflow_scripts/ltv_plots.py"
 
@@ -258,7 +275,7 @@ rule plot_ltv_key_heads:
         mem_mb=1024,
         runtime=5,
     params:
-        palette=config["plots"]["palette"],
+        cfg=cfg(*palette_keys("ltv", "random")),
     script:
         "../workflow_scripts/ltv_plots.py"
 
@@ -277,6 +294,6 @@ rule plot_ltv_linear:
         mem_mb=1024,
         runtime=5,
     params:
-        palette=config["plots"]["palette"],
+        cfg=cfg(*palette_keys("ltv")),
     script:
         "../workflow_scripts/ltv_plots.py"

@@ -13,8 +13,13 @@ rule materialise_model:
         runtime=30,
     params:
         # mem_gb / gpu only size the jobs, artifacts says what runs on the model: changing them must not rerun the conversion
-        # (sorted: params are compared as text, the config's key order must not matter)
-        entry=lambda w: {k: v for k, v in sorted(config["models"][w.model].items()) if k not in NOT_MODEL_KEYS},
+        # a trained model (or checkpoint) also reads where it was trained and its parent's source
+        cfg=cfg(
+            "models.{model}",
+            "resources_dir",
+            lambda w: [f"models.{p}.source"] if (p := config["models"][w.model].get("checkpoint_of")) else [],
+            drop=[f"models.{{model}}.{k}" for k in NOT_MODEL_KEYS],
+        ),
     script:
         "../workflow_scripts/materialise_model.py"
 
@@ -36,6 +41,6 @@ rule train_model:
         mem_mb=2048,
         runtime=60,
     params:
-        train=train_spec,
+        cfg=cfg("models.{model}.train", "data_dir"),
     script:
         "../workflow_scripts/train_model.py"

@@ -14,8 +14,7 @@ rule synthesis_head_map:
         mem_mb=1024,
         runtime=5,
     params:
-        tsla_top_percent=config["tsla"]["top_percent"],
-        fv_top_percent=config["fv"]["top_percent"],
+        cfg=cfg("tsla.top_percent", "fv.top_percent"),
     script:
         "../workflow_scripts/synthesis_head_map.py"
 
@@ -34,8 +33,7 @@ rule plot_head_map:
         mem_mb=1024,
         runtime=5,
     params:
-        palette=palette("tr", "tl", "ih", "fv", "ltv"),  # the colours of the sets it draws
-        dpi=config["plots"]["dpi"],
+        cfg=cfg(*palette_keys("tr", "tl", "ih", "fv", "ltv")),
     script:
         "../workflow_scripts/plot_head_map.py"
 
@@ -78,6 +76,6 @@ rule plot_claims:
         mem_mb=1024,
         runtime=5,
     params:
-        dpi=config["plots"]["dpi"],
+        cfg=cfg("plots.dpi"),
     script:
         "../workflow_scripts/plot_claims.py"

@@ -6,7 +6,7 @@ rule tsla_scores:
         cache_prov="results/{model}/cache/{dataset}/score.safetensors.prov.json",
         induction="results/{model}/heads/induction.csv",
     output:
-        "results/{model}/tsla/scores/{dataset}.csv",
+        report_table("T1", "results/{model}/tsla/scores/{dataset}.csv"),
     log:
         "logs/tsla_scores/{model}/{dataset}.log",
     conda:
@@ -23,7 +23,7 @@ rule tsla_overlap:
     input:
         scores=expand("results/{{model}}/tsla/scores/{dataset}.csv", dataset=CLS_DATASETS),
     output:
-        "results/{model}/tsla/overlap.csv",
+        report_table("T2", "results/{model}/tsla/overlap.csv"),
     log:
         "logs/tsla_overlap/{model}.log",
     conda:
@@ -32,7 +32,7 @@ rule tsla_overlap:
         mem_mb=1024,
         runtime=5,
     params:
-        top_percent=config["tsla"]["top_percent"],
+        cfg=cfg("tsla.top_percent"),
     script:
         "../workflow_scripts/tsla_overlap.py"
 
@@ -64,7 +64,7 @@ rule tsla_ablation:
     input:
         unpack(tsla_model_inputs),
     output:
-        table="results/{model}/tsla/ablation/{dataset}.csv",
+        table=report_table("T5", "results/{model}/tsla/ablation/{dataset}.csv"),
         claims="results/{model}/claims/T5/{dataset}.csv",
         per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
     log:
@@ -78,12 +78,17 @@ rule tsla_ablation:
         runtime=60,
     params:
         claims=rule_claims("tsla_ablation"),
-        floor_accuracy=config["claims"]["floor_accuracy"],
-        tsla=lambda w: {
-            k: config["tsla"][k]
-            for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "ablation")
-        },
-        ablation_norm=config["interventions"]["post_attention_norm"],
+        cfg=cfg(
+            "seed",
+            "prompts.batch_size",
+            "tsla.top_percent",
+            "tsla.threshold_sweep",
+            "tsla.random_seeds",
+            "tsla.sweep_random_seeds",
+            "tsla.ablation",
+            "interventions.post_attention_norm",
+            "claims.floor_accuracy",
+        ),
     script:
         "../workflow_scripts/tsla_ablation.py"
 
@@ -100,7 +105,7 @@ rule tsla_perturbation:
             f"results/{w.model}/prompts/{w.dataset}/eval_{p}.json" for p in config["tsla"]["perturbations"]
         ],
     output:
-        table="results/{model}/tsla/perturbation/{dataset}.csv",
+        table=report_table("T6", "results/{model}/tsla/perturbation/{dataset}.csv"),
         claims="results/{model}/claims/T6/{dataset}.csv",
     log:
         "logs/tsla_perturbation/{model}/{dataset}.log",
@@ -113,8 +118,13 @@ rule tsla_perturbation:
         runtime=60,
     params:
         claims=rule_claims("tsla_perturbation"),
-        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent", "perturbations", "ablation")},
-        ablation_norm=config["interventions"]["post_attention_norm"],
+        cfg=cfg(
+            "prompts.batch_size",
+            "tsla.top_percent",
+            "tsla.perturbations",
+            "tsla.ablation",
+            "interventions.post_attention_norm",
+        ),
     script:
         "../workflow_scripts/tsla_perturbation.py"
 
@@ -129,7 +139,7 @@ rule tsla_steering:
         icl_cache="results/{model}/cache/{dataset}/eval.safetensors",
         zeroshot_prompts="results/{model}/prompts/{dataset}/eval_zeroshot.json",
     output:
-        table="results/{model}/tsla/steering/{dataset}.csv",
+        table=report_table("T7", "results/{model}/tsla/steering/{dataset}.csv"),
         claims="results/{model}/claims/T7/{dataset}.csv",
     log:
         "logs/tsla_steering/{model}/{dataset}.log",
@@ -142,10 +152,15 @@ rule tsla_steering:
         runtime=60,
     params:
         claims=rule_claims("tsla_steering"),
-        tsla=lambda w: {
-            k: config["tsla"][k]
-            for k in ("top_percent", "threshold_sweep", "random_seeds", "sweep_random_seeds", "steer_layer")
-        },
+        cfg=cfg(
+            "seed",
+            "prompts.batch_size",
+            "tsla.top_percent",
+            "tsla.threshold_sweep",
+            "tsla.random_seeds",
+            "tsla.sweep_random_seeds",
+            "tsla.steer_layer",
+        ),
     script:
         "../workflow_scripts/tsla_steering.py"
 
@@ -157,7 +172,7 @@ rule tsla_geometry:
         score_cache="results/{model}/cache/{dataset}/score.safetensors",
         zeroshot_cache="results/{model}/cache/{dataset}/eval_zeroshot.safetensors",
     output:
-        table="results/{model}/tsla/geometry/{dataset}.csv",
+        table=report_table("T8", "results/{model}/tsla/geometry/{dataset}.csv"),
         layerwise="results/{model}/tsla/geometry/{dataset}.layerwise.csv",
         claims="results/{model}/claims/T8/{dataset}.csv",
     log:
@@ -169,7 +184,7 @@ rule tsla_geometry:
         runtime=10,
     params:
         claims=rule_claims("tsla_geometry"),
-        top_percent=config["tsla"]["top_percent"],
+        cfg=cfg("tsla.top_percent"),
     script:
         "../workflow_scripts/tsla_geometry.py"
 
@@ -181,10 +196,10 @@ rule tsla_rankings:
         scores=expand("results/{{model}}/tsla/scores/{dataset}.csv", dataset=CLS_DATASETS),
         caches=expand("results/{{model}}/cache/{dataset}/score.safetensors", dataset=CLS_DATASETS),
     output:
-        t3="results/{model}/tsla/ih_percentiles.csv",
-        t4="results/{model}/tsla/consistency.csv",
+        t3=report_table("T3", "results/{model}/tsla/ih_percentiles.csv"),
+        t4=report_table("T4", "results/{model}/tsla/consistency.csv"),
         attention="results/{model}/tsla/attention.csv",
-        claims="results/{model}/claims/rankings.csv",
+        claims="results/{model}/claims/T2/all.csv",
     log:
         "logs/tsla_rankings/{model}.log",
     conda:
@@ -194,7 +209,7 @@ rule tsla_rankings:
         runtime=20,
     params:
         claims=rule_claims("tsla_rankings"),
-        top_percent=config["tsla"]["top_percent"],
+        cfg=cfg("tsla.top_percent"),
     script:
         "../workflow_scripts/tsla_rankings.py"
 
@@ -219,8 +234,6 @@ rule tsla_steering_sweep:
         gpu=model_gpu,
         runtime=60,
     params:
-        tsla=lambda w: {k: config["tsla"][k] for k in ("top_percent",)},
-        sweep=config["tsla"]["steer_sweep"],
-        batch_size=config["prompts"]["batch_size"],
+        cfg=cfg("seed", "tsla.top_percent", "tsla.steer_sweep", "prompts.batch_size"),
     script:
         "../workflow_scripts/tsla_steering_sweep.py"

@@ -9,9 +9,9 @@ rule yin_ablation:
         manifest=manifest,
         heads="results/{model}/heads/fv.csv",
     output:
-        "results/{model}/yin/ablation/{task}.csv",
+        "results/{model}/yin/ablation/{dataset}.csv",
     log:
-        "logs/yin_ablation/{model}/{task}.log",
+        "logs/yin_ablation/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
     threads: workflow.cores
@@ -20,9 +20,17 @@ rule yin_ablation:
         gpu=model_gpu,
         runtime=120,
     params:
-        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "top_percent", "ablation")},
-        dataset=lambda w: config["datasets"][w.task],
-        ablation_norm=config["interventions"]["post_attention_norm"],
+        cfg=cfg(
+            "seed",
+            "datasets.{dataset}",
+            "data_dir",
+            "fv.n_shot",
+            "fv.n_eval",
+            "fv.top_percent",
+            "fv.ablation",
+            "prompts.batch_size",
+            "interventions.post_attention_norm",
+        ),
     script:
         "../workflow_scripts/yin_ablation.py"
 
@@ -34,10 +42,10 @@ rule yin_addback:
         manifest=manifest,
         heads="results/{model}/heads/fv.csv",
     output:
-        table="results/{model}/yin/addback/{task}.csv",
-        sweep="results/{model}/yin/addback_sweep/{task}.csv",
+        table="results/{model}/yin/addback/{dataset}.csv",
+        sweep="results/{model}/yin/addback_sweep/{dataset}.csv",
     log:
-        "logs/yin_addback/{model}/{task}.log",
+        "logs/yin_addback/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
     threads: workflow.cores
@@ -46,10 +54,19 @@ rule yin_addback:
         gpu=model_gpu,
         runtime=60,
     params:
-        fv=lambda w: {k: config["fv"][k] for k in ("n_shot", "n_eval", "n_prompts", "top_percent", "addback_layer")},
-        sweep=config["fv"]["addback_sweep"],
-        random_seeds=config["fv"]["ablation"]["random_seeds"],
-        dataset=lambda w: config["datasets"][w.task],
+        cfg=cfg(
+            "seed",
+            "datasets.{dataset}",
+            "data_dir",
+            "fv.n_shot",
+            "fv.n_eval",
+            "fv.n_prompts",
+            "fv.top_percent",
+            "fv.addback_layer",
+            "fv.addback_sweep",
+            "fv.ablation.random_seeds",
+            "prompts.batch_size",
+        ),
     script:
         "../workflow_scripts/yin_addback.py"
 
@@ -61,8 +78,8 @@ rule yin_token_loss:
         manifest=manifest,
         heads="results/{model}/heads/fv.csv",
     output:
-        table="results/{model}/yin/token_loss.csv",
-        claims="results/{model}/claims/yin_token_loss.csv",
+        table=report_table("Y6", "results/{model}/yin/token_loss.csv"),
+        claims="results/{model}/claims/Y6/all.csv",
     log:
         "logs/yin_token_loss/{model}.log",
     conda:
@@ -74,11 +91,17 @@ rule yin_token_loss:
         runtime=120,
     params:
         claims=rule_claims("yin_token_loss"),
-        token_loss=config["fv"]["token_loss"],
-        percents=config["fv"]["ablation"]["percents"],
-        random_seeds=config["fv"]["ablation"]["random_seeds"],
-        dataset=lambda w: config["datasets"][config["fv"]["token_loss"]["dataset"]],
-        ablation_norm=config["interventions"]["post_attention_norm"],
+        cfg=cfg(
+            "seed",
+            "data_dir",
+            "fv.token_loss",
+            "fv.ablation.percents",
+            "fv.ablation.random_seeds",
+            "fv.top_percent",
+            "prompts.batch_size",
+            "interventions.post_attention_norm",
+            lambda w: [f"datasets.{config['fv']['token_loss']['dataset']}"],
+        ),
     script:
         "../workflow_scripts/yin_token_loss.py"
 
@@ -89,9 +112,9 @@ rule yin_summary:
         per_task=lambda w: [f"results/{w.model}/yin/ablation/{t}.csv" for t in config["fv"]["eval_tasks"]],
         addback=lambda w: [f"results/{w.model}/yin/addback/{t}.csv" for t in config["fv"]["eval_tasks"]],
     output:
-        curves="results/{model}/yin/ablation_curves.csv",
-        addback="results/{model}/yin/addback.csv",
-        claims="results/{model}/claims/yin_ablation.csv",
+        curves=report_table("Y5", "results/{model}/yin/ablation_curves.csv"),
+        addback=report_table("Y7", "results/{model}/yin/addback.csv"),
+        claims="results/{model}/claims/Y5/all.csv",
     log:
         "logs/yin_summary/{model}.log",
     conda:
@@ -101,7 +124,7 @@ rule yin_summary:
         runtime=10,
     params:
         claims=rule_claims("yin_summary"),
-        floor_accuracy=config["claims"]["floor_accuracy"],
+        cfg=cfg("claims.floor_accuracy"),
     script:
         "../workflow_scripts/yin_summary.py"
 
@@ -128,8 +151,7 @@ rule plot_yin:
         mem_mb=1024,
         runtime=5,
     params:
-        palette=palette("ih", "fv", "random"),
-        dpi=config["plots"]["dpi"],
+        cfg=cfg(*palette_keys("ih", "fv", "random")),
     script:
         "../workflow_scripts/plot_yin.py"
 
@@ -150,8 +172,8 @@ rule yin_dynamics:
         mem_mb=1024,
         runtime=5,
     params:
-        steps=lambda w: {ck: config["models"][ck]["step"] for ck in checkpoint_models(config, w.model)},
-        top_percent=config["fv"]["top_percent"],
+        checkpoints=lambda w: checkpoint_models(config, w.model),
+        cfg=cfg("fv.top_percent", lambda w: [f"models.{ck}.step" for ck in checkpoint_models(config, w.model)]),
     script:
         "../workflow_scripts/yin_dynamics.py"
 
@@ -170,7 +192,6 @@ rule plot_yin_dynamics:
         mem_mb=1024,
         runtime=5,
     params:
-        palette=palette("ih", "fv"),
-        dpi=config["plots"]["dpi"],
+        cfg=cfg(*palette_keys("ih", "fv")),
     script:
         "../workflow_scripts/plot_yin_dynamics.py"

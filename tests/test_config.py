@@ -61,7 +61,7 @@ def test_default_config_defaults_for_missing_blocks(tmp_path):
                            "perturbations": ["shuffle_text", "labels_01", "flip_labels"],
                            "steer_sweep": {"layer_fractions": [0.25, 0.5, 0.75], "relative_scales": [0.1, 0.25, 0.5, 1.0],
                                            "random_seeds": 2}}
-    assert cfg["induction"] == {"n_sequences": 1000, "seq_len": 50, "batch_size": 16, "average": "repeated"}
+    assert cfg["induction"] == {"n_sequences": 1000, "seq_len": 50, "batch_size": 16, "average": "repeated", "sequences": ""}
     assert cfg["seed"] == 0
     assert cfg["data_dir"] == "../shared/data"
 

@@ -193,10 +193,10 @@ def test_claims_inputs_of_the_default_config():
     inputs = block.split("input:", 1)[1].splitlines()[0].strip().split(", ")
     expected = []
     for m in cfg["run_models"]:
-        expected.append(f"results/{m}/claims/rankings.csv")
+        expected.append(f"results/{m}/claims/T2/all.csv")
         expected += [f"results/{m}/claims/{a}/{d}.csv" for a in ("T5", "T6", "T7", "T8")
                      for d in cfg["classification_datasets"]]
-        expected.append(f"results/{m}/claims/ih_fv.csv")
+        expected.append(f"results/{m}/claims/Y3/all.csv")
     assert set(expected) <= set(inputs)
     assert len(inputs) == len(set(inputs))
     # grouped by model, in run_models order

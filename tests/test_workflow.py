@@ -13,6 +13,7 @@ import pandas as pd
 import pytest
 import yaml
 
+import tiny_run
 from conftest import ROOT, SHARED_DATA
 
 SNAKEMAKE = [sys.executable, "-m", "snakemake"]
@@ -26,11 +27,15 @@ def smk(*args, cwd=ROOT, timeout=1800, check=True, env=None):
     return proc
 
 
-@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml"])
+TEST_CONFIGS = sorted(str(p.relative_to(ROOT)) for p in (ROOT / ".test").glob("config_*/config.yaml"))
+
+
+@pytest.mark.parametrize("configfile", ["config/config.yaml", "config/paper.yaml", *TEST_CONFIGS])
 def test_dry_run_of_the_full_configs(configfile, tmp_path):
-    """The full configs plan, and building the DAG imports no torch (a stub that refuses to be
+    """The full configs and the .test/ configs (over config/config.yaml, as `--configfile`
+    gives them) plan, and building the DAG imports no torch (a stub that refuses to be
     imported stands first on the path): a dry run stays quick and needs no model libraries."""
-    if "paper" in configfile and not (SHARED_DATA / "sst2").is_dir():
+    if ("paper" in configfile or ".test" in configfile) and not (SHARED_DATA / "sst2").is_dir():
         pytest.skip("paper config needs ../shared/data")
     (tmp_path / "torch").mkdir()
     (tmp_path / "torch" / "__init__.py").write_text('raise ImportError("torch imported while building the DAG")\n')
@@ -45,24 +50,7 @@ def tiny_workdir(tmp_path_factory, test_resources):
     """A working directory with a tiny config; the model is materialised once per session
     (or taken from ICL_TEST_RESOURCES to skip the download while developing)."""
     wd = tmp_path_factory.mktemp("wf")
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    cfg["run_models"] = ["smollm2-135m"]
-    cfg["classification_datasets"] = ["sentiment_lexicon", "country_continent"]
-    cfg["prompts"].update(n_score=4, n_eval=6, batch_size=4)
-    cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
-    cfg["tsla"].update(threshold_sweep=[3], random_seeds=2)
-    cfg["fv"].update(scoring_tasks=["country_capital", "capitalize"], eval_tasks=["antonym"], n_prompts=2, n_shot=4,
-                     n_eval=3)
-    cfg["fv"]["ablation"].update(percents=[5], random_seeds=1, modes=["mean"])
-    cfg["fv"]["token_loss"].update(n_docs=1, early=10, late=40, window=0)
-    cfg["ltv"].update(datasets=["sentiment_lexicon"], configurations=["baseline"], sweep_stride=30, n_train=4, n_eval=4,
-                      steps=2, batch_size=4, random_seeds=1, linear={"n_noise": 4, "n_queries": 2},
-                      peft={"dataset": "sentiment_lexicon", "methods": ["ltv", "lora"]}, composition={"tasks": []})
-    # the trained model (source: train) at a few steps: rule train_model, its checkpoint models and Y9
-    cfg["models"]["tiny-neox"]["train"].update(steps=20, checkpoint_steps=[0, 20], eval_every=10, warmup=5,
-                                                induction_probe={"n_sequences": 4, "seq_len": 20})
-    cfg["data_dir"] = str(SHARED_DATA)
-    cfg["resources_dir"] = test_resources
+    cfg = tiny_run.test_config("e2e", test_resources)  # .test/config_e2e
     (wd / "config").mkdir()
     (wd / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
     return wd
@@ -197,17 +185,7 @@ def test_tsla_ablation_and_steering_on_sst2_from_the_shared_data(tmp_path, test_
     """T5 and T7 end to end on SST-2 read from ../shared/data, a few queries, SmolLM2."""
     if not (SHARED_DATA / "sst2").is_dir():
         pytest.skip("needs ../shared/data")
-    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    cfg["datasets"] = {"sst2": paper["datasets"]["sst2"]}
-    cfg["run_models"], cfg["classification_datasets"] = ["smollm2-135m"], ["sst2"]
-    cfg["models"].pop("tiny-neox")   # the trained model is covered by tiny_workdir
-    cfg["prompts"].update(n_score=4, n_eval=6, batch_size=6)
-    cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
-    cfg["tsla"].update(threshold_sweep=[3], random_seeds=1)
-    cfg["fv"].update(scoring_tasks=[], eval_tasks=[])
-    cfg["data_dir"] = str(SHARED_DATA)
-    cfg["resources_dir"] = test_resources
+    cfg = tiny_run.test_config("sst2", test_resources)  # .test/config_sst2
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
     m = "smollm2-135m"

@@ -11,7 +11,8 @@ import pandas as pd
 import pytest
 import yaml
 
-from conftest import ROOT, SHARED_DATA
+import tiny_run
+from conftest import SHARED_DATA
 from test_workflow import run_tiny
 
 pytestmark = pytest.mark.slow
@@ -21,17 +22,7 @@ M = "smollm2-135m"
 def test_paper_c_from_two_task_files(tmp_path, test_resources):
     if not (SHARED_DATA / "icl_tasks").is_dir():
         pytest.skip("needs ../shared/data")
-    paper = yaml.safe_load((ROOT / "config" / "paper.yaml").read_text())
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    cfg["datasets"].update({k: paper["datasets"][k] for k in ("country-capital", "antonym", "wikitext2")})
-    cfg["run_models"], cfg["classification_datasets"] = [M], ["sentiment_lexicon"]
-    cfg["models"].pop("tiny-neox")   # the trained model is covered by test_workflow's tiny run
-    cfg["fv"].update(scoring_tasks=["country-capital"], eval_tasks=["antonym"], n_prompts=2, n_shot=4, n_eval=4)
-    cfg["fv"]["ablation"].update(percents=[2, 10], random_seeds=2, modes=["mean", "zero", "replace"])
-    cfg["fv"]["token_loss"].update(dataset="wikitext2", n_docs=2, early=10, late=60, window=0)
-    cfg["prompts"]["batch_size"] = 4
-    cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
-    cfg["data_dir"], cfg["resources_dir"] = str(SHARED_DATA), test_resources
+    cfg = tiny_run.test_config("paper_c", test_resources)  # .test/config_paper_c
     (tmp_path / "config").mkdir()
     (tmp_path / "config" / "config.yaml").write_text(yaml.safe_dump(cfg))
     run_tiny(tmp_path, f"{test_resources}/{M}/manifest.json")

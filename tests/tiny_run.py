@@ -47,23 +47,23 @@ def snakemake(wd: Path, *args, configfile: Path | None = None, timeout: float = 
     return proc
 
 
-def tiny_config(resources: str) -> dict:
-    """config/config.yaml cut down to SmolLM2 on one dataset with a few prompts, no FV scoring
-    (so no Paper C) and no LTV (Paper B): TSLA, synthesis, report pages and the gallery;
-    the model entry asks for one GPU (a model job then requests a GPU from a scheduler; it
-    still runs on the CPU where there is no CUDA)."""
-    cfg = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
-    cfg["run_models"] = [MODEL]
-    cfg["models"] = {MODEL: {**cfg["models"][MODEL], "gpu": 1}}
-    cfg["classification_datasets"] = [DATASET]
-    cfg["prompts"].update(n_score=4, n_eval=6, batch_size=6)
-    cfg["induction"].update(n_sequences=4, batch_size=4, seq_len=20)
-    cfg["tsla"].update(threshold_sweep=[3], random_seeds=1, sweep_random_seeds=1)
-    cfg["fv"].update(scoring_tasks=[], eval_tasks=[])
-    cfg["ltv"]["datasets"] = []
+def test_config(name: str, resources: str) -> dict:
+    """.test/config_<name>/config.yaml laid over config/config.yaml (as Snakemake merges
+    --configfile), with this machine's data_dir (../shared/data) and resources_dir."""
+    from icl_heads.config import deep_merge
+
+    base = yaml.safe_load((ROOT / "config" / "config.yaml").read_text())
+    over = yaml.safe_load((ROOT / ".test" / f"config_{name}" / "config.yaml").read_text())
+    cfg = deep_merge(base, over)
     cfg["data_dir"] = str(SHARED_DATA)
     cfg["resources_dir"] = resources
     return cfg
+
+
+def tiny_config(resources: str) -> dict:
+    """.test/config_tiny: SmolLM2 on one dataset with a few prompts; TSLA, synthesis, report
+    pages and the gallery (no Paper B or C)."""
+    return test_config("tiny", resources)
 
 
 def write_config(wd: Path, cfg: dict, name: str = "config.yaml") -> Path:

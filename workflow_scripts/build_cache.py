@@ -16,7 +16,7 @@ prompts, payload = read_prompt_set(smk.input.prompts)
 model = job.load_model()
 prov_in = json.loads(Path(smk.input.prompts_prov).read_text())
 torch.manual_seed(prov_in.get("seed") or 0)
-tensors = build_cache(model, prompts, payload["label_tokens"] or None, batch_size=job.config["prompts"]["batch_size"])
+tensors = build_cache(model, prompts, payload["label_tokens"] or None, batch_size=job.cfg["prompts"]["batch_size"])
 meta = {"model": model.name, "dataset": payload["dataset"], "prompt_set": payload["prompt_set"],
         "label_words": payload["label_words"], "n_layers": model.n_layers, "n_heads": model.n_heads,
         "d_model": model.d_model, "d_head": model.d_head}

@@ -13,7 +13,7 @@ from icl_heads.prompts import build_prompts, demonstrated_label_set, label_token
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg = job.wildcards, job.config
+w, cfg = job.wildcards, job.cfg
 man_path = Path(smk.input.manifest)
 man = read_manifest(man_path.parent)
 hf = Path(man["path"]) if Path(man["path"]).is_absolute() else man_path.parent / man["path"]
@@ -31,8 +31,7 @@ for out in job.outputs:
         seed=seed, model=job.model_record(), data=task.provenance(),
         choices={"label_token": "first token of ' ' + label word",
                  "demonstrations": "balanced over labels" if cfg["prompts"]["balanced"] else "uniform",
-                 "perturbation": ps.perturbation},
-        config_keys=["prompts.n_shot", "prompts.n_score", "prompts.n_eval", "prompts.balanced", f"datasets.{w['dataset']}"])
+                 "perturbation": ps.perturbation})
     write_json({"dataset": w["dataset"], "kind": task.kind, "prompt_set": vars(ps), "label_words": shown,
                 "gold_label_words": task.label_set, "label_tokens": labels, "prompts": [p.to_json() for p in prompts]},
                out, prov)

@@ -17,11 +17,17 @@ class Job:
     """What a rule script needs from its `snakemake` object."""
 
     def __init__(self, smk):
+        from icl_heads.config import declared_config
+
         self.smk = smk
-        self.config = smk.config
         self.rule = smk.rule
         self.wildcards = dict(smk.wildcards.items())
-        self.params = {k: v for k, v in smk.params.items()}
+        params = {k: v for k, v in smk.params.items()}
+        # The config keys the rule declares (`params: cfg=cfg(...)`, rules/common.smk), and only
+        # those: reading another raises, naming it. The whole config is not passed on.
+        self.config_used = params.pop("cfg", {})
+        self.cfg = declared_config(self.config_used, rule=self.rule)
+        self.params = params
         self._log = None
         if smk.log:
             Path(smk.log[0]).parent.mkdir(parents=True, exist_ok=True)
@@ -58,6 +64,16 @@ class Job:
         named `prov`: rules/common.smk declare_sidecars)."""
         return [str(p) for p in self.smk.output if not str(p).endswith(SUFFIX)]
 
+    def section(self, prefix: str) -> dict:
+        """The declared keys directly under `prefix` as a plain dict (e.g. the palette entries a
+        figure declares: cfg(*palette_keys("tr", "tl"))); empty where none is declared."""
+        head = prefix + "."
+        return {k[len(head):]: v for k, v in self.config_used.items() if k.startswith(head) and "." not in k[len(head):]}
+
+    def palette(self) -> dict:
+        """The colours of the head families this figure declares (plots.palette.<family>)."""
+        return self.section("plots.palette")
+
     def load_model(self, attn: str = "eager"):
         """The rule's model (its input `manifest`) as a HookedModel; attn='sdpa' where a rule
         reads no attention pattern (the fused kernel is faster)."""
@@ -66,10 +82,11 @@ class Job:
         return load_hooked(Path(self.smk.input.manifest).parent, attn=attn)
 
     def load_task(self, name: str):
-        """Dataset `name` as configured under `datasets.<name>` (local files under data_dir)."""
+        """Dataset `name` as configured under `datasets.<name>` (local files under data_dir): the
+        rule declares both keys, cfg("datasets.{dataset}", "data_dir")."""
         from icl_heads.data import load_dataset
 
-        return load_dataset(name, self.config, self.config["data_dir"])
+        return load_dataset(name, self.cfg, self.cfg["data_dir"], check_sizes=False)
 
     def model_record(self, manifest_path=None) -> dict:
         """The model fields of the provenance, from the rule's manifest (or `manifest_path`)."""
@@ -81,12 +98,7 @@ class Job:
                 "source_sha256": man["source_sha256"], "dtype": man.get("dtype"),
                 "model_layer": model_layer_record(mpath.parent)}
 
-    def provenance(self, *, seed=None, model=None, data=None, choices=None, config_keys=()) -> Provenance:
-        used = {}
-        for key in config_keys:
-            node = self.config
-            for part in key.split("."):
-                node = node[part]
-            used[key] = node
-        return Provenance(self.rule, wildcards=self.wildcards, params=self.params, config=used,
+    def provenance(self, *, seed=None, model=None, data=None, choices=None) -> Provenance:
+        """The output's record; its `config` is every config key the rule declares (its cfg param)."""
+        return Provenance(self.rule, wildcards=self.wildcards, params=self.params, config=self.config_used,
                           inputs=self.inputs(), seed=seed, model=model, data=data, choices=choices)

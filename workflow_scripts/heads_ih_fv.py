@@ -13,14 +13,14 @@ from icl_heads.tsla import rank_percentile, score_matrix
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg = job.wildcards, job.config["fv"]
+w, cfg = job.wildcards, job.cfg["fv"]
 pct = cfg["top_percent"]
 per_task = pd.concat([pd.read_csv(p) for p in smk.input.fv])
 fv = per_task.groupby(["model", "layer", "head"], as_index=False).agg(fv=("fv", "mean"), n=("n", "sum"))
 fv["n_tasks"] = per_task.task.nunique()
 ind = pd.read_csv(smk.input.induction)[["layer", "head", "induction"]]
 df = fv.merge(ind, on=["layer", "head"])
-prov = job.provenance(config_keys=["fv.top_percent", "fv.scoring_tasks"])
+prov = job.provenance()
 write_csv(df, smk.output.fv, prov)
 
 ih_set, fv_set = top_set(score_matrix(df, "induction"), pct), top_set(score_matrix(df, "fv"), pct)

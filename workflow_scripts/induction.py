@@ -2,20 +2,20 @@
 from common import Job  # noqa: I001
 
 from icl_heads.config import job_seed
-from icl_heads.heads import induction_scores, scores_frame
+from icl_heads.heads import induction_scores, read_sequences, scores_frame
 from icl_heads.io import write_csv
 from icl_heads.scores import INDUCTION_AVERAGE_TEXT
 
 job = Job(snakemake)  # noqa: F821
-cfg = job.params["induction"]
-seed = job_seed(job.config, "induction", job.wildcards["model"])
+cfg = job.cfg["induction"]
+seed = job_seed(job.cfg, "induction", job.wildcards["model"])
 model = job.load_model()
-m = induction_scores(model, cfg["n_sequences"], cfg["seq_len"], cfg["batch_size"], seed, average=cfg["average"])
+given = read_sequences(snakemake.input.sequences, model.cfg.vocab_size) if cfg["sequences"] else None  # noqa: F821
+m = induction_scores(model, cfg["n_sequences"], cfg["seq_len"], cfg["batch_size"], seed, average=cfg["average"], given=given)
 df = scores_frame(m, "induction")
-df["n"] = cfg["n_sequences"]
+df["n"] = len(given) if given else cfg["n_sequences"]
 df["seed"] = seed
 prov = job.provenance(seed=seed, model=job.model_record(),
-                      choices={"tokens": "uniform over non-special tokens", "bos_first": model.tokenizer.bos_token_id is not None,
-                               "average": INDUCTION_AVERAGE_TEXT[cfg["average"]]},
-                      config_keys=["induction.n_sequences", "induction.seq_len", "induction.average"])
+                      choices={"tokens": f"given: {cfg['sequences']}" if given else "uniform over non-special tokens", "bos_first": model.tokenizer.bos_token_id is not None,
+                               "average": INDUCTION_AVERAGE_TEXT[cfg["average"]]})
 write_csv(df, snakemake.output[0], prov)  # noqa: F821

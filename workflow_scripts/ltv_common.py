@@ -7,7 +7,7 @@ import numpy as np
 
 
 def ltv_cfg(job) -> dict:
-    return job.config["ltv"]
+    return job.cfg["ltv"]
 
 
 def task_and_queries(job, model, dataset: str, icl: bool = True):
@@ -16,11 +16,11 @@ def task_and_queries(job, model, dataset: str, icl: bool = True):
 
     cfg = ltv_cfg(job)
     task = job.load_task(dataset)
-    from icl_heads.config import dataset_sizes
+    from icl_heads.config import dataset_size
 
-    n_train = dataset_sizes(job.config, dataset)["ltv_n_train"]   # ltv.n_train or datasets.<name>.sizes.ltv_n_train
+    n_train = dataset_size(job.cfg, dataset, "ltv_n_train")   # ltv.n_train or datasets.<name>.sizes.ltv_n_train
     sets = ltv.query_sets(task, model.tokenizer, n_train=n_train, n_eval=cfg["n_eval"], n_shot=cfg["n_shot"],
-                          seed=job.config["seed"], icl=icl)
+                          seed=job.cfg["seed"], icl=icl)
     labels = label_tokens(model.tokenizer, task.label_set, dataset) if task.label_set else None
     return task, sets, labels
 
@@ -47,7 +47,7 @@ def fv_heads(job, path) -> list[tuple[int, int]]:
     from icl_heads.tsla import score_matrix
 
     df = pd.read_csv(path)
-    return sorted(top_set(score_matrix(df, "fv").nan_to_num(float("-inf")), job.config["fv"]["top_percent"]))
+    return sorted(top_set(score_matrix(df, "fv").nan_to_num(float("-inf")), job.cfg["fv"]["top_percent"]))
 
 
 def read_vectors(path) -> dict:

@@ -15,7 +15,7 @@ smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
 ccfg = cfg["composition"]
 model = job.load_model(attn="sdpa")
-seed = job_seed(job.config, "ltv_composition", w["model"])
+seed = job_seed(job.cfg, "ltv_composition", w["model"])
 vecs = [(d, *read_vectors(p)["baseline"]) for d, p in zip(ccfg["tasks"], smk.input.vectors)]
 site = vecs[0][1]
 if any(v[1] != site for v in vecs):
@@ -32,8 +32,7 @@ rows = [acc_row({"model": w["model"], "dataset": ccfg["composed"], "condition": 
 for r in rows:
     r["seed"] = seed
 prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
-                      choices={"vectors": f"baseline LTVs of {[d for d, _, _ in vecs]}, summed"},
-                      config_keys=["ltv.composition", "ltv.n_shot"])
+                      choices={"vectors": f"baseline LTVs of {[d for d, _, _ in vecs]}, summed"})
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
 # Claims (S2, config/claims.yaml), paired over the composed task's queries.
 cl = claims.Claims(job.params["claims"], model=w["model"], dataset=ccfg["composed"], rule=job.rule, seed=seed)

@@ -15,7 +15,7 @@ smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
 model = job.load_model(attn="sdpa")
 task, sets, labels = task_and_queries(job, model, w["dataset"])
-seed = job_seed(job.config, "ltv_evaluate", w["model"], w["dataset"])
+seed = job_seed(job.cfg, "ltv_evaluate", w["model"], w["dataset"])
 bs = cfg["batch_size"]
 
 # Vanilla TV and FV are extracted from the training queries (the ones LTV is trained on).
@@ -56,8 +56,7 @@ prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(
                                "fv": (f"sum of the mean ICL outputs at N of the top fv.top_percent% FV heads ({len(heads)} heads, "
                                       "ranking results/{model}/heads/fv.csv), the same vector at every site") if heads else "not configured",
                                "accuracy": "full-vocabulary argmax at N equals the answer's first token",
-                               "ci": "95% percentile bootstrap over queries"},
-                      config_keys=["ltv.configurations", "ltv.sweep_stride", "ltv.n_eval", "ltv.n_shot", "fv.top_percent"])
+                               "ci": "95% percentile bootstrap over queries"})
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
 # Per query: 0/1 correct and log p(answer) (the continuous partner the claims' floor rule judges on).
 save_tensors({**{k: v.correct for k, v in results.items()},

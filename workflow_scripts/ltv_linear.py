@@ -18,7 +18,7 @@ smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
 model = job.load_model(attn="sdpa")
 task, sets, labels = task_and_queries(job, model, w["dataset"], icl=False)
-seed = job_seed(job.config, "ltv_linear", w["model"], w["dataset"])
+seed = job_seed(job.cfg, "ltv_linear", w["model"], w["dataset"])
 lcfg = cfg["linear"]
 fit_q = sets["train_zs"][:lcfg["n_queries"]]
 ev = sets["eval_zs"]
@@ -74,6 +74,5 @@ prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(
                                       "in sample (1 whenever n_noise <= d), heldout_r2 on n_noise/2 fresh noisy copies",
                                "reconstruction": "evaluation queries: zero-shot final state + W theta, through the final norm and unembedding",
                                "alignment": "||Proj_span(label unembeddings) v|| / ||v|| (align_random = expected value for a random v); "
-                                            "labels: the label set (classification) or every answer token (generation)"},
-                      config_keys=["ltv.linear.n_noise", "ltv.linear.noise_scale", "ltv.linear.n_queries"])
+                                            "labels: the label set (classification) or every answer token (generation)"})
 write_csv(pd.DataFrame(rows), smk.output[0], prov)

@@ -20,7 +20,7 @@ smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
 model = job.load_model()  # attention weights for the sink share
 task, sets, labels = task_and_queries(job, model, w["dataset"], icl=False)
-seed = job_seed(job.config, "ltv_mechanism", w["model"], w["dataset"])
+seed = job_seed(job.cfg, "ltv_mechanism", w["model"], w["dataset"])
 bs = cfg["batch_size"]
 site, theta = read_vectors(smk.input.vectors)["baseline"]
 layer = site.layers[0]
@@ -59,11 +59,11 @@ job.log.info("L3 %s", {k: (float(r.correct.mean()), float(r.p_answer.mean())) fo
 sal = ltv.head_saliency(model, sets["train_zs"], site, theta, batch_size=bs).mean(0)
 key = top_set(sal.double(), cfg["key_head_percent"])
 k = len(key)
-abl = {"LTV, key heads ablated": evaluate_one(model, ev, labels, [inj, HeadAblation(sorted(key), norm=job.params["ablation_norm"])], batch_size=bs)}
+abl = {"LTV, key heads ablated": evaluate_one(model, ev, labels, [inj, HeadAblation(sorted(key), norm=job.cfg["interventions"]["post_attention_norm"])], batch_size=bs)}
 rand = []
 for i in range(cfg["random_seeds"]):
     hs = random_heads(model.n_layers, model.n_heads, k, seed + i)
-    rand.append(evaluate_one(model, ev, labels, [inj, HeadAblation(hs, norm=job.params["ablation_norm"])], batch_size=bs))
+    rand.append(evaluate_one(model, ev, labels, [inj, HeadAblation(hs, norm=job.cfg["interventions"]["post_attention_norm"])], batch_size=bs))
     rows.append(acc_row({**base, "artifact": "L4", "condition": "LTV, random heads ablated", "random_seed": seed + i},
                         rand[-1].correct))
 rows.append(acc_row({**base, "artifact": "L4", "condition": "LTV, key heads ablated"}, abl["LTV, key heads ablated"].correct))
@@ -86,7 +86,7 @@ heads = pd.DataFrame([{"model": w["model"], "dataset": w["dataset"], "layer": l,
 heads["n"], heads["seed"] = len(sets["train_zs"]), seed
 
 prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
-                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "ov_reconstruction": f"row {OV!r} (the paper's L3; the claims use it): theta replaced by ONE vector "
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "ov_reconstruction": f"row {OV!r} (the paper's L3; the claims use it): theta replaced by ONE vector "
                                                     "theta_OV = sum_{l' >= l} P_l'( sum_k c_k W_O^{l',k} W_V^{l',k} (g_l' * theta) / rms_l' ), "
                                                     "added once at theta's own site (resid_pre of layer l at N) through the LTV injection; "
                                                     "g_l' = layer l''s attention-input norm gain (LayerNorm: applied to the centred theta), "
@@ -105,8 +105,7 @@ prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(
                                "saliency": "|z . dp/dz| = |a . dp/da| at N with LTV applied, p = prob. of the answer token, "
                                            "mean over the training queries",
                                "ablation": "key heads = top ltv.key_head_percent% by saliency, z zeroed at every position",
-                               "attn_sink": "attention from N to the first real token (BOS), mean over evaluation queries"},
-                      config_keys=["ltv.ov_attention", "ltv.key_head_percent", "ltv.random_seeds", "ltv.n_eval", "interventions.post_attention_norm"])
+                               "attn_sink": "attention from N to the first real token (BOS), mean over evaluation queries"})
 table = pd.DataFrame(rows)
 table["random_seed"] = table["random_seed"].astype("Int64")
 write_csv(table, smk.output.table, prov)

@@ -14,7 +14,7 @@ job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
 pcfg = cfg["peft"]
-seed = job_seed(job.config, "ltv_peft", w["model"])
+seed = job_seed(job.cfg, "ltv_peft", w["model"])
 rows = []
 for method in pcfg["methods"]:
     import gc
@@ -43,6 +43,5 @@ prov = job.provenance(seed=seed, data=task.provenance(), model=job.model_record(
                                          "on o_proj of the middle layer; prefix / prompt tuning with 1 virtual token (their "
                                          "smallest setting); trainable_params states every count",
                                "harness": "same queries, loss, AdamW, steps and batches for every method; latency = mean wall "
-                                          "time of a training step after the first"},
-                      config_keys=["ltv.peft", "ltv.steps", "ltv.lr", "ltv.lr_scale", "ltv.batch_size"])
+                                          "time of a training step after the first"})
 write_csv(pd.DataFrame(rows), smk.output[0], prov)

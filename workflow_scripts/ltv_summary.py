@@ -14,12 +14,12 @@ from icl_heads.io import load_tensors, write_csv
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w = job.wildcards
-seed = job_seed(job.config, "ltv_summary", w["model"])
+seed = job_seed(job.cfg, "ltv_summary", w["model"])
 tables = pd.concat([pd.read_csv(p) for p in smk.input.tables], ignore_index=True)
 l1 = tables[tables.kind != "sweep"].copy()
 # A dataset whose clean n-shot (ICL) accuracy is at floor is flagged and left out of the average
 # and of the pooled claims (claims.floor_accuracy; every dataset at floor: the verdicts are left out).
-floor = job.params["floor_accuracy"]
+floor = job.cfg["claims"]["floor_accuracy"]
 icl = l1[(l1.method == "ICL")].set_index("dataset")["value"]
 at_floor = {d: bool(a <= floor) for d, a in icl.items()}
 floor_sets = sorted(d for d, f in at_floor.items() if f)
@@ -36,8 +36,7 @@ per = l1[["model", "method", "configuration", "dataset", "value", "ci_low", "ci_
 per["n_datasets"] = 1
 out = pd.concat([avg, per], ignore_index=True)
 out["seed"] = seed
-prov = job.provenance(seed=seed, choices={"average": "unweighted mean of the per-dataset accuracies, datasets at floor left out"},
-                      config_keys=["ltv.datasets", "ltv.configurations"])
+prov = job.provenance(seed=seed, choices={"average": "unweighted mean of the per-dataset accuracies, datasets at floor left out"})
 extra = {"floor_datasets": floor_sets, "datasets_pooled": pool}
 write_csv(out[["model", "dataset", "method", "configuration", "value", "ci_low", "ci_high", "n", "n_datasets",
                "clean_at_floor", "seed"]], smk.output.table, prov, extra)

@@ -18,7 +18,7 @@ model = job.load_model(attn="sdpa")
 confs = list(smk.params.configurations)
 sites = {c: site_of(job, model, c) for c in confs}
 task, sets, _ = task_and_queries(job, model, w["dataset"], icl=any(s.prompt == "icl" for s in sites.values()))
-seed = job_seed(job.config, "ltv_train", w["model"], w["dataset"])
+seed = job_seed(job.cfg, "ltv_train", w["model"], w["dataset"])
 tensors, meta, curves = {}, {}, []
 for c, site in sites.items():
     prompts = sets["train_icl"] if site.prompt == "icl" else sets["train_zs"]
@@ -36,9 +36,7 @@ prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(
                                "optimiser": "AdamW on theta only (initialised at 0), model weights frozen"
                                    + ("; theta_l = RMS(resid_pre^l at N over the training prompts) x phi_l, AdamW on phi "
                                       "(a per-layer step size of lr x RMS)" if cfg["lr_scale"] == "resid_rms" else ""),
-                               "queries": "the first ltv.n_train test-split queries (evaluation uses the next ltv.n_eval)"},
-                      config_keys=["ltv.steps", "ltv.lr", "ltv.lr_scale", "ltv.weight_decay", "ltv.batch_size", "ltv.n_train",
-                                   "ltv.label_tokens", "ltv.layer_stride", "ltv.n_shot"])
+                               "queries": "the first ltv.n_train test-split queries (evaluation uses the next ltv.n_eval)"})
 save_tensors(tensors, smk.output.vectors, prov,
              metadata={"sites": meta, "model": w["model"], "dataset": w["dataset"], "seed": seed})
 write_csv(pd.DataFrame(curves), smk.output.curve, prov)

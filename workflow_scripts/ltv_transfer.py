@@ -14,7 +14,7 @@ job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, ltv_cfg(job)
 model = job.load_model(attn="sdpa")
-seed = job_seed(job.config, "ltv_transfer", w["model"])
+seed = job_seed(job.cfg, "ltv_transfer", w["model"])
 vecs = {d: read_vectors(p)["baseline"] for d, p in zip(cfg["datasets"], smk.input.vectors)}
 rows, data = [], {}
 for target in cfg["datasets"]:
@@ -34,8 +34,7 @@ df["shared_label_space"] = [s != "zero-shot" and bool(label_sets.get(s, set()) &
                             for s, t in zip(df.source, df.target)]
 df["seed"] = seed
 prov = job.provenance(seed=seed, model=job.model_record(),
-                      choices={"vectors": "baseline configuration LTV of each source dataset, injected unchanged"},
-                      config_keys=["ltv.datasets", "ltv.n_eval"])
+                      choices={"vectors": "baseline configuration LTV of each source dataset, injected unchanged"})
 write_csv(df, smk.output.table, prov)
 # Claim (S2, config/claims.yaml): queries of a vector on its own task against queries of a vector
 # on a task with a disjoint label space, two independent groups.

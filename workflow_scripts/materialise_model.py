@@ -8,9 +8,8 @@ from icl_heads.models import materialise
 
 job = Job(snakemake)  # noqa: F821
 out = Path(snakemake.output.manifest)  # noqa: F821
-man = materialise(job.config, job.wildcards["model"], out.parent, log=job.log.info)
+man = materialise(job.cfg, job.wildcards["model"], out.parent, log=job.log.info)
 prov = job.provenance(model={"name": man["name"], "source": man["source"], "source_file": man["source_file"],
-                             "source_sha256": man["source_sha256"], "dtype": man["dtype"]},
-                      config_keys=[f"models.{job.wildcards['model']}"])
+                             "source_sha256": man["source_sha256"], "dtype": man["dtype"]})
 # materialise() wrote the manifest; write it again atomically with its provenance record.
 write_json(json.loads(out.read_text()), out, prov)

@@ -8,5 +8,5 @@ from icl_heads.plotting import claims_forest
 job = Job(snakemake)  # noqa: F821
 claims = pd.read_csv(snakemake.input.claims, dtype={"holds": str, "paper_value": str})  # noqa: F821
 fig = claims_forest(claims, "S2: the papers' claims on each model (95% CI; colour = verdict)")
-save_figure(fig, job.outputs, job.provenance(config_keys=["plots"]),  # noqa: F821
-            dpi=job.params["dpi"])
+save_figure(fig, job.outputs, job.provenance(),  # noqa: F821
+            dpi=job.cfg["plots"]["dpi"])

@@ -9,6 +9,6 @@ job = Job(snakemake)  # noqa: F821
 hm = pd.read_csv(snakemake.input.head_map, dtype={c: "boolean" for c in  # noqa: F821
                  ("in_TR", "in_TL", "in_IH", "in_FV", "in_LTV_key")})
 fig = head_map(hm, f"{job.wildcards['model']}: TR, TL (Paper A), IH, FV (Paper C) and LTV-key (Paper B) heads",
-               palette=job.params["palette"])
-save_figure(fig, job.outputs, job.provenance(config_keys=["plots"]),  # noqa: F821
-            dpi=job.params["dpi"])
+               palette=job.palette())
+save_figure(fig, job.outputs, job.provenance(),  # noqa: F821
+            dpi=job.cfg["plots"]["dpi"])

@@ -8,7 +8,7 @@ from icl_heads.scores import top_set
 from icl_heads.tsla import score_matrix
 
 job = Job(snakemake)  # noqa: F821
-top = job.params["top_percent"]
+top = job.cfg["tsla"]["top_percent"]
 fams = {"tr": [], "tl": [], "ih": []}
 n_layers = None
 for i, path in enumerate(snakemake.input.scores):  # noqa: F821
@@ -20,6 +20,6 @@ for i, path in enumerate(snakemake.input.scores):  # noqa: F821
         fams["ih"] += [l for l, _ in top_set(score_matrix(df, "induction"), top)]
 fig = layer_distribution(fams, n_layers, f"{job.wildcards['model']}: top {top:g}% heads by layer "
                          f"(TR/TL pooled over {len(snakemake.input.scores)} datasets)",  # noqa: F821
-                         palette=job.params["palette"])
-save_figure(fig, job.outputs, job.provenance(config_keys=["tsla.top_percent"]),  # noqa: F821
-            dpi=job.params["dpi"])
+                         palette=job.palette())
+save_figure(fig, job.outputs, job.provenance(),  # noqa: F821
+            dpi=job.cfg["plots"]["dpi"])

@@ -10,10 +10,10 @@ smk = snakemake  # noqa: F821
 m = job.wildcards["model"]
 if job.rule == "plot_attention":
     fig = attention_bars(pd.read_csv(smk.input.attention), f"{m}: where the top TR and TL heads look (F2)",
-                         palette=job.params["palette"])
+                         palette=job.palette())
 else:
     abl = pd.concat([pd.read_csv(p) for p in smk.input.ablation])
     steer = pd.concat([pd.read_csv(p) for p in smk.input.steering])
-    fig = threshold_sweep(abl, steer, f"{m}: threshold sensitivity (F3), mean over datasets", palette=job.params["palette"])
+    fig = threshold_sweep(abl, steer, f"{m}: threshold sensitivity (F3), mean over datasets", palette=job.palette())
 # the plotting params (dpi, the palette colours this figure uses) are in the provenance
-save_figure(fig, job.outputs, job.provenance(), dpi=job.params["dpi"])
+save_figure(fig, job.outputs, job.provenance(), dpi=job.cfg["plots"]["dpi"])

@@ -10,4 +10,4 @@ job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 df = pd.concat([pd.read_csv(p) for p in smk.input], ignore_index=True)
 save_figure(steering_sweep(df, f"{job.wildcards['model']}: T7 sweep, gain over zero-shot by injection layer and scale"),
-            job.outputs, job.provenance(), dpi=job.params["dpi"])
+            job.outputs, job.provenance(), dpi=job.cfg["plots"]["dpi"])

@@ -8,5 +8,5 @@ from icl_heads.plotting import training_dynamics
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
 m = job.wildcards["model"]
-fig = training_dynamics(pd.read_csv(smk.input.summary), f"{m}: top-head scores over training (Y9)", job.params["palette"])
-save_figure(fig, job.outputs, job.provenance(), dpi=job.params["dpi"])
+fig = training_dynamics(pd.read_csv(smk.input.summary), f"{m}: top-head scores over training (Y9)", job.palette())
+save_figure(fig, job.outputs, job.provenance(), dpi=job.cfg["plots"]["dpi"])

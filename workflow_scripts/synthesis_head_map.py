@@ -8,7 +8,8 @@ from icl_heads.synthesis import head_map, ltv_key_set, pairwise_overlaps, top_by
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-model, p = job.wildcards["model"], job.params
+model = job.wildcards["model"]
+p = {"tsla_top_percent": job.cfg["tsla"]["top_percent"], "fv_top_percent": job.cfg["fv"]["top_percent"]}
 inputs = dict(smk.input.items())
 scores = [pd.read_csv(f) for f in smk.input.scores]
 induction = pd.read_csv(smk.input.induction)
@@ -31,6 +32,6 @@ choices = {
                     "in head_map.csv and left out of head_overlaps.csv",
     "expected_overlap": "|A||B|/n_heads; p_value: hypergeometric P(overlap >= observed)",
 }
-prov = job.provenance(choices=choices, config_keys=["tsla.top_percent", "fv.top_percent"])
+prov = job.provenance(choices=choices)
 write_csv(head_map(n_layers, n_heads, sets, model), smk.output.head_map, prov)
 write_csv(pairwise_overlaps(sets, n_layers * n_heads, model), smk.output.overlaps, prov)

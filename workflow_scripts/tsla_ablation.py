@@ -15,15 +15,15 @@ from icl_heads.tsla import top_heads
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg = job.wildcards, job.config["tsla"]
+w, cfg = job.wildcards, job.cfg["tsla"]
 scores = pd.read_csv(smk.input.scores)
 prompts, payload = read_prompts(smk.input.prompts)
 labels = payload["label_tokens"]
 model = job.load_model(attn="sdpa")  # logits only: the fused attention kernel
 mode = cfg["ablation"]
 means = mean_z(model, read_prompts(smk.input.score_prompts)[0]) if mode == "mean" else None
-bs = job.config["prompts"]["batch_size"]
-seed = job_seed(job.config, "tsla_ablation", w["model"], w["dataset"])
+bs = job.cfg["prompts"]["batch_size"]
+seed = job_seed(job.cfg, "tsla_ablation", w["model"], w["dataset"])
 L, H = model.n_layers, model.n_heads
 
 conds = {("ICL baseline", 0.0, -1): []}
@@ -36,7 +36,7 @@ for pct in cfg["threshold_sweep"]:
     for i in range(cfg["random_seeds"] if pct == cfg["top_percent"] else cfg["sweep_random_seeds"]):
         sets[f"w/o random#{i}"] = random_heads(L, H, k, seed + i)
     for name, heads in sets.items():
-        conds[(name, float(pct), len(heads))] = [ablation(heads, mode, means, norm=job.params["ablation_norm"])]
+        conds[(name, float(pct), len(heads))] = [ablation(heads, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])]
 # One clean pass per batch feeds every condition (blocks before the first ablated head are replayed).
 runs = evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T5 conditions")
 
@@ -57,13 +57,12 @@ df["random_seed"] = df["random_seed"].astype("Int64")
 df["seed"] = seed
 # A dataset whose clean n-shot accuracy is at floor is flagged, and its claims rows are left out.
 base_correct = runs[("ICL baseline", 0.0, -1)].correct.numpy()
-floor = job.params["floor_accuracy"]
+floor = job.cfg["claims"]["floor_accuracy"]
 df["clean_at_floor"] = claims.at_floor(base_correct, floor)
 excluded = claims.floor_text(float(base_correct.mean()), floor) if df["clean_at_floor"].iloc[0] else ""
 prov = job.provenance(seed=seed, model=job.model_record(),
-                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": "held-out (prompt set eval)",
-                               "random_heads": "uniform over all heads, one draw per seed"},
-                      config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.sweep_random_seeds", "tsla.ablation", "interventions.post_attention_norm"])
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": "held-out (prompt set eval)",
+                               "random_heads": "uniform over all heads, one draw per seed"})
 write_csv(df, smk.output.table, prov)
 
 # Claims (S2) at the main threshold, from the per-query results of each compared condition

@@ -15,7 +15,7 @@ from icl_heads.tsla import (best_head_per_layer, head_set_vector, layerwise_geom
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg = job.wildcards, job.config["tsla"]
+w, cfg = job.wildcards, job.cfg["tsla"]
 scores = pd.read_csv(smk.input.scores)
 icl, _ = load_tensors(smk.input.score_cache)
 zs, _ = load_tensors(smk.input.zeroshot_cache)
@@ -65,8 +65,7 @@ for i, (name, ref) in enumerate((("rho(TR-head output alignment, hidden alignmen
 prov = job.provenance(choices={"hidden_state": "final residual stream at N, RMS-normalised; final-norm gain folded into W_Y",
                                "vectors": "sum of the top heads' mean outputs over the scoring ICL prompts",
                                "layerwise": "per layer, its highest-TR / highest-TL head; Spearman across layers, "
-                                            "bootstrap over prompts (200)"},
-                      config_keys=["tsla.top_percent"])
+                                            "bootstrap over prompts (200)"})
 table = pd.DataFrame(rows)
 write_csv(table, smk.output.table, prov)
 write_csv(lw, smk.output.layerwise, prov)

@@ -6,7 +6,7 @@ from icl_heads.io import write_csv
 from icl_heads.tsla import overlap_rows
 
 job = Job(snakemake)  # noqa: F821
-top = job.params["top_percent"]
+top = job.cfg["tsla"]["top_percent"]
 rows = []
 for path in snakemake.input.scores:  # noqa: F821
     df = pd.read_csv(path)
@@ -14,4 +14,4 @@ for path in snakemake.input.scores:  # noqa: F821
         rows.append({"model": job.wildcards["model"], "dataset": df.dataset.iloc[0], **r,
                      "top_percent": top, "n": int(df.n.iloc[0]), "seed": df.seed.iloc[0]})
 out = pd.DataFrame(rows)
-write_csv(out, snakemake.output[0], job.provenance(config_keys=["tsla.top_percent"]))  # noqa: F821
+write_csv(out, snakemake.output[0], job.provenance())  # noqa: F821

@@ -14,13 +14,13 @@ from icl_heads.tsla import top_heads
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg = job.wildcards, job.config["tsla"]
+w, cfg = job.wildcards, job.cfg["tsla"]
 scores = pd.read_csv(smk.input.scores)
 model = job.load_model(attn="sdpa")
 pct, mode = cfg["top_percent"], cfg["ablation"]
 means = mean_z(model, read_prompts(smk.input.score_prompts)[0]) if mode == "mean" else None
 heads = {"w/o TR": top_heads(scores, "tr", pct), "w/o TL": top_heads(scores, "tl", pct)}
-bs = job.config["prompts"]["batch_size"]
+bs = job.cfg["prompts"]["batch_size"]
 
 # The unperturbed runs come from T5's per-query results (same held-out queries, same order).
 t5, _ = load_tensors(smk.input.t5_per_query)
@@ -32,7 +32,7 @@ for pert, path in zip(cfg["perturbations"], smk.input.prompts):
     prompts, payload = read_prompts(path)
     labels = payload["label_tokens"]
     runs[pert] = evaluate(model, prompts, labels,
-                                     {"clean": [], **{name: [ablation(hs, mode, means, norm=job.params["ablation_norm"])] for name, hs in heads.items()}},
+                                     {"clean": [], **{name: [ablation(hs, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])] for name, hs in heads.items()}},
                                      share="layers", batch_size=bs, progress=True, desc=pert)
 rows = []
 for pert, conds in runs.items():
@@ -40,9 +40,8 @@ for pert, conds in runs.items():
         rows += metric_rows({"model": w["model"], "dataset": w["dataset"], "perturbation": pert, "condition": cond,
                              "top_percent": pct, "ablation": mode}, res)
 prov = job.provenance(model=job.model_record(),
-                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
-                               "tr_ratio": "argmax in the demonstrated label set"},
-                      config_keys=["tsla.top_percent", "tsla.perturbations", "tsla.ablation", "interventions.post_attention_norm"])
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
+                               "tr_ratio": "argmax in the demonstrated label set"})
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
 
 

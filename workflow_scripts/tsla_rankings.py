@@ -12,7 +12,7 @@ from icl_heads.tsla import conditional_mean_percentage, consistency_rows, score_
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg = job.wildcards, job.config["tsla"]
+w, cfg = job.wildcards, job.cfg["tsla"]
 pct = cfg["top_percent"]
 B_BOOT = 200
 rng = np.random.default_rng(0)
@@ -105,8 +105,7 @@ prov = job.provenance(choices={"ci": f"bootstrap over scoring prompts ({B_BOOT} 
                                         "prompt means are noisier, which lowers the TL correlations more than the TR "
                                         "ones and biases the bootstrap distribution of the difference upwards",
                                "attention": "sum over the positions of the demonstration labels / the query tokens",
-                               "IH": "Y1 induction score (dataset independent)"},
-                      config_keys=["tsla.top_percent"])
+                               "IH": "Y1 induction score (dataset independent)"})
 write_csv(pd.DataFrame(t3_rows), smk.output.t3, prov)
 write_csv(t4, smk.output.t4, prov)
 write_csv(pd.DataFrame(att_rows), smk.output.attention, prov)

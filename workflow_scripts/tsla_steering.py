@@ -16,7 +16,7 @@ from icl_heads.tsla import head_set_vector, top_heads
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg = job.wildcards, job.config["tsla"]
+w, cfg = job.wildcards, job.cfg["tsla"]
 scores = pd.read_csv(smk.input.scores)
 score_cache, _ = load_tensors(smk.input.score_cache)
 head_out = score_cache["head_out"]
@@ -26,8 +26,8 @@ model = job.load_model(attn="sdpa")
 layer = cfg["steer_layer"] if cfg["steer_layer"] >= 0 else model.n_layers // 2
 if layer >= model.n_layers:
     raise SystemExit(f"tsla.steer_layer={layer} but {w['model']} has {model.n_layers} layers")
-seed = job_seed(job.config, "tsla_steering", w["model"], w["dataset"])
-bs = job.config["prompts"]["batch_size"]
+seed = job_seed(job.cfg, "tsla_steering", w["model"], w["dataset"])
+bs = job.cfg["prompts"]["batch_size"]
 
 icl, _ = load_tensors(smk.input.icl_cache)
 icl_acc, icl_tr = accuracy_and_tr_ratio(icl["argmax"], icl["answer_token"], icl["label_tokens"])
@@ -47,8 +47,7 @@ for (name, pct), res in runs.items():
                          "layer": layer if pct else None, "random_seed": rseed}, res)
 prov = job.provenance(seed=seed, model=job.model_record(),
                       choices={"vector": "sum over the head set of each head's mean output at N over the scoring ICL prompts",
-                               "injection": f"added to resid_pre of layer {layer} at N of zero-shot prompts"},
-                      config_keys=["tsla.top_percent", "tsla.threshold_sweep", "tsla.random_seeds", "tsla.sweep_random_seeds", "tsla.steer_layer"])
+                               "injection": f"added to resid_pre of layer {layer} at N of zero-shot prompts"})
 table = pd.DataFrame(rows)
 table["random_seed"] = table["random_seed"].astype("Int64")
 write_csv(table, smk.output.table, prov)

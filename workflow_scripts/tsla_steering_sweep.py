@@ -16,14 +16,14 @@ from icl_heads.yin import resid_rms_at_final, rms, sweep_layers, sweep_vector
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg, sw = job.wildcards, job.params["tsla"], job.params["sweep"]
+w, cfg, sw = job.wildcards, job.cfg["tsla"], job.cfg["tsla"]["steer_sweep"]
 scores = pd.read_csv(smk.input.scores)
 head_out = load_tensors(smk.input.score_cache)[0]["head_out"]
 prompts, payload = read_prompts(smk.input.zeroshot_prompts)
 labels = payload["label_tokens"]
 model = job.load_model(attn="sdpa")
-seed = job_seed(job.config, "tsla_steering_sweep", w["model"], w["dataset"])
-bs = job.params["batch_size"]
+seed = job_seed(job.cfg, "tsla_steering_sweep", w["model"], w["dataset"])
+bs = job.cfg["prompts"]["batch_size"]
 pct = cfg["top_percent"]
 
 layers = sweep_layers(model.n_layers, sw["layer_fractions"])
@@ -64,6 +64,5 @@ prov = job.provenance(seed=seed, model=job.model_record(),
                                         "d_model is a x the mean RMS of resid_pre of the injection layer at N over these "
                                         "zero-shot prompts (clean pass)",
                                "layers": f"round(f x L) for f in {sw['layer_fractions']}, added at N of zero-shot prompts",
-                               "metrics": "accuracy (argmax = answer), TR ratio (argmax in the label set), p(answer), per query"},
-                      config_keys=["tsla.top_percent", "tsla.steer_sweep", "prompts.batch_size"])
+                               "metrics": "accuracy (argmax = answer), TR ratio (argmax in the label set), p(answer), per query"})
 write_csv(df, smk.output[0], prov)

@@ -19,11 +19,11 @@ from icl_heads.tsla import score_matrix
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg = job.wildcards, job.config["fv"]
+w, cfg = job.wildcards, job.cfg["fv"]
 model = job.load_model(attn="sdpa")
-task = job.load_task(w["task"])
-seed = job_seed(job.config, "yin_addback", w["model"], w["task"])
-bs = job.config["prompts"]["batch_size"]
+task = job.load_task(w["dataset"])
+seed = job_seed(job.cfg, "yin_addback", w["model"], w["dataset"])
+bs = job.cfg["prompts"]["batch_size"]
 kw = dict(n_queries=cfg["n_eval"], seed=seed, balanced=False)
 sets = {"clean 10-shot": build_prompts(task, model.tokenizer, n_shot=cfg["n_shot"], **kw),
         "shuffled": build_prompts(task, model.tokenizer, n_shot=cfg["n_shot"], perturbation="shuffle_labels", **kw),
@@ -50,7 +50,7 @@ for base in ("clean 10-shot", "shuffled", "zero-shot"):
     for name, res in runs.items():
         cond, rseed = (name.split("#")[0], int(name.split("#")[1])) if "#" in name else (name, None)
         for p, c, lp in zip(prompts, res.correct.tolist(), res.logp_answer.tolist()):
-            rows.append({"model": w["model"], "task": w["task"], "condition": cond, "random_seed": rseed,
+            rows.append({"model": w["model"], "task": w["dataset"], "condition": cond, "random_seed": rseed,
                          "query": p.index, "correct": int(c), "logp_answer": lp})
 df = pd.DataFrame(rows)
 df["random_seed"] = df["random_seed"].astype("Int64")
@@ -59,15 +59,14 @@ prov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(
                       choices={"vector": f"sum over the top {cfg['top_percent']}% FV heads of their mean output at N "
                                          f"(residual space) over {len(ref)} clean {cfg['n_shot']}-shot prompts with training-split queries",
                                "injection": f"added to the input of block {layer} (L/3 unless fv.addback_layer) at the final position",
-                               "random": "as many heads drawn uniformly, one draw per seed"},
-                      config_keys=["fv.n_shot", "fv.n_eval", "fv.n_prompts", "fv.top_percent", "fv.addback_layer"])
+                               "random": "as many heads drawn uniformly, one draw per seed"})
 write_csv(df, smk.output.table, prov)
 
 # The sweep (shuffled-label prompts): every (vector, layer, scale). Vectors: the FV of the top-%
 # heads (as above), the FV of the top n heads by FV score, and for each a norm-matched control of
 # as many random heads (rescaled to the FV's norm for "raw"; at a relative scale every vector has
 # the same RMS anyway).
-sw = job.params["sweep"]
+sw = job.cfg["fv"]["addback_sweep"]
 base = sets["shuffled"]
 layers = sweep_layers(model.n_layers, sw["layer_fractions"])
 resid = resid_rms_at_final(model, base, batch_size=bs)
@@ -99,7 +98,7 @@ for key, res in runs.items():
     m = meta[key] or {"heads": "none", "vector": "none (shuffled)", "random_seed": None, "n_heads": 0, "layer": -1,
                       "scale": "none", "vector_rms_over_resid_rms": 0.0}
     for p, c, pa in zip(base, res.correct.tolist(), res.p_answer.tolist()):
-        srows.append({"model": w["model"], "task": w["task"], **m, "query": p.index, "correct": int(c), "p_answer": pa})
+        srows.append({"model": w["model"], "task": w["dataset"], **m, "query": p.index, "correct": int(c), "p_answer": pa})
 sweep = pd.DataFrame(srows)
 sweep["random_seed"] = sweep["random_seed"].astype("Int64")
 sweep["n"], sweep["seed"] = len(base), seed
@@ -112,6 +111,5 @@ sprov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance
                                 "scale": "raw = the vector as it is (the papers); a number a = rescaled so that its RMS over "
                                          "d_model is a x the mean RMS of resid_pre of the injection layer at N over these "
                                          "prompts (clean pass)",
-                                "layers": f"round(f x L) for f in {sw['layer_fractions']}, added at the final position"},
-                       config_keys=["fv.addback_sweep", "fv.top_percent", "fv.n_shot", "fv.n_eval", "fv.ablation.random_seeds"])
+                                "layers": f"round(f x L) for f in {sw['layer_fractions']}, added at the final position"})
 write_csv(sweep, smk.output.sweep, sprov)

@@ -8,7 +8,8 @@ from icl_heads.tsla import score_matrix, top_heads
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-steps, pct = job.params["steps"], job.params["top_percent"]
+steps = {ck: job.cfg["models"][ck]["step"] for ck in job.params["checkpoints"]}
+pct = job.cfg["fv"]["top_percent"]
 frames, rows = [], []
 for path in smk.input.heads:
     df = pd.read_csv(path)
@@ -21,6 +22,6 @@ for path in smk.input.heads:
                  "top_induction": float(sum(S_ih[h] for h in ih) / len(ih)),
                  "top_fv": float(sum(S_fv[h] for h in fv) / len(fv)),
                  "ih_heads": ";".join(f"{l}.{h}" for l, h in ih), "fv_heads": ";".join(f"{l}.{h}" for l, h in fv)})
-prov = job.provenance(config_keys=["fv.top_percent"])
+prov = job.provenance()
 write_csv(pd.DataFrame(rows).sort_values("step"), smk.output.summary, prov)
 write_csv(pd.concat(frames).sort_values(["step", "layer", "head"]), smk.output.heads, prov)

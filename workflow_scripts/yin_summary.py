@@ -13,7 +13,7 @@ df = pd.concat([pd.read_csv(p) for p in smk.input.per_task], ignore_index=True)
 ab = pd.concat([pd.read_csv(p) for p in smk.input.addback], ignore_index=True)
 # Tasks whose clean 10-shot accuracy is at floor (claims.floor_accuracy) are flagged in the
 # tables and left out of the curves, the pooled claims and their verdicts (the reason recorded).
-floor = job.params["floor_accuracy"]
+floor = job.cfg["claims"]["floor_accuracy"]
 clean = df[df.ablation == "none"].groupby("task")["correct"]
 at_floor = {t: claims.at_floor(c.to_numpy(), floor) for t, c in clean}
 floor_tasks = sorted(t for t, f in at_floor.items() if f)
@@ -25,7 +25,7 @@ job.log.info(note or "no evaluation task at floor")
 ab_all = ab   # the Y7 table keeps every task, flagged; the claims pool the others
 df = df[df.task.isin(pool)]
 ab = ab[ab.task.isin(pool)]
-prov = job.provenance(config_keys=["fv.eval_tasks", "fv.ablation", "fv.top_percent", "fv.addback_layer"])
+prov = job.provenance()
 extra = {"floor_tasks": floor_tasks, "tasks_pooled": pool}
 
 # Curves: accuracy over every (task, query); the random family also per seed, then averaged.

@@ -16,7 +16,7 @@ from icl_heads.yin import head_sets, long_documents, progress, token_losses
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
-w, cfg = job.wildcards, job.config["fv"]
+w, cfg = job.wildcards, job.cfg["fv"]
 tcfg, acfg = cfg["token_loss"], cfg["ablation"]
 model = job.load_model(attn="sdpa")
 data = job.load_task(tcfg["dataset"])
@@ -27,16 +27,16 @@ if len(docs) == 0:
     raise ConfigError(f"fv.token_loss.dataset {tcfg['dataset']!r} has no document of {late + win + 1} tokens; "
                       "choose a dataset of long texts or lower fv.token_loss.late")
 positions = list(range(early - win, early + win + 1)) + list(range(late - win, late + win + 1))
-seed = job_seed(job.config, "yin_token_loss", w["model"])
+seed = job_seed(job.cfg, "yin_token_loss", w["model"])
 heads = pd.read_csv(smk.input.heads)
 sets = head_sets(score_matrix(heads, "induction"), score_matrix(heads, "fv"), acfg["percents"],
                  range(acfg["random_seeds"]), exclude_percent=cfg["top_percent"], seed_base=seed)
-bs = max(1, job.config["prompts"]["batch_size"] // 4)
+bs = max(1, job.cfg["prompts"]["batch_size"] // 4)
 # Mean ablation: each head's mean z over every token of these documents.
 pseudo = [Prompt(index=i, text="", input_ids=d.tolist(), answer="", answer_token=0) for i, d in enumerate(docs)]
 means = mean_z(model, pseudo, batch_size=bs)
 conds = [({"family": "clean", "percent": 0.0, "seed": None, "k": 0}, [])]
-conds += [({k: s[k] for k in ("family", "percent", "seed", "k")}, [HeadAblation(s["heads"], mode="mean", means=means, norm=job.params["ablation_norm"])])
+conds += [({k: s[k] for k in ("family", "percent", "seed", "k")}, [HeadAblation(s["heads"], mode="mean", means=means, norm=job.cfg["interventions"]["post_attention_norm"])])
           for s in sets]
 rows = []
 nw = 2 * win + 1
@@ -49,10 +49,9 @@ df = pd.DataFrame(rows)
 df["seed"] = df["seed"].astype("Int64")
 df["n"], df["early"], df["late"], df["window"], df["dataset"] = len(docs), early, late, win, tcfg["dataset"]
 prov = job.provenance(seed=seed, model=job.model_record(), data=data.provenance(),
-                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.params["ablation_norm"]], "loss": f"cross-entropy of token t given tokens < t; mean over t in [{early}-{win}, {early}+{win}] "
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "loss": f"cross-entropy of token t given tokens < t; mean over t in [{early}-{win}, {early}+{win}] "
                                        f"minus mean over [{late}-{win}, {late}+{win}] (window 0 = the paper's single tokens)",
-                               "ablation": "mean ablation: z := the head's mean z over every token of these documents"},
-                      config_keys=["fv.token_loss", "fv.ablation.percents", "fv.ablation.random_seeds", "fv.top_percent", "interventions.post_attention_norm"])
+                               "ablation": "mean ablation: z := the head's mean z over every token of these documents"})
 write_csv(df, smk.output.table, prov)
 
 # Claims (S2, config/claims.yaml): per document, each family's token-loss difference averaged over
