@@ -84,6 +84,6 @@ def test_paper_c_from_two_task_files(tmp_path, test_resources):
     for f in figs:
         assert (tmp_path / f).stat().st_size > 1000
 
-    claims = pd.concat([pd.read_csv(tmp_path / f"results/{M}/claims/{c}.csv") for c in ("yin_ablation", "yin_token_loss")])
+    claims = pd.concat([pd.read_csv(tmp_path / f"results/{M}/claims/{c}.csv") for c in ("Y5/all", "Y6/all")])
     assert {"Y5", "Y6", "Y7", "Y8"} <= set(claims.artifact)
     assert set(claims.holds) <= {"yes", "no", "unclear"} and (claims.ci_low <= claims.ci_high + 1e-12).all()
