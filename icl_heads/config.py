@@ -407,7 +407,7 @@ def ltv_sweep_layers(n_layers: int, stride: int) -> list[int]:
 
 # ------------------------------------------------------------------ config through params only
 # A rule names the config keys its script reads (rules/common.smk: `params: cfg=cfg("fv.n_shot",
-# "datasets.{task}", ...)`); the job gets them as one flat param {dotted key: value}. Snakemake
+# "datasets.{dataset}", ...)`); the job gets them as one flat param {dotted key: value}. Snakemake
 # compares params between runs, so a change to any of these keys reruns exactly the jobs that
 # read it. The script sees them through declared_config(): the same nested shape as the config,
 # holding the declared keys only; reading any other key fails naming it and the fix.
@@ -442,7 +442,7 @@ def config_value(config: dict, key: str):
 
 def declared_params(config: dict, keys, wildcards: dict | None = None, drop=()) -> dict:
     """The flat param `cfg` of a job: {key: canonical value} for each of `keys` (dotted config
-    keys, which may name the job's wildcards, e.g. "datasets.{task}"), sorted by key. `drop`
+    keys, which may name the job's wildcards, e.g. "datasets.{dataset}"), sorted by key. `drop`
     (dotted keys, templates too) are left out of the values of `keys` (e.g. a model entry's
     scheduling keys, which must not rerun the conversion)."""
     wildcards = dict(wildcards or {})
@@ -511,7 +511,7 @@ def declared_config(flat: dict, rule: str = "?") -> dict:
         node, parts = tree, key.split(".")
         for part in parts[:-1]:
             node = node.setdefault(part, {})
-            if not isinstance(node, dict) or node is None:
+            if not isinstance(node, dict):
                 raise ConfigError(f"cfg keys of rule {rule} overlap at {key!r}")
         node[parts[-1]] = copy.deepcopy(flat[key])
     declared = set(flat)

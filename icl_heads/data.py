@@ -224,8 +224,7 @@ def _read_prompt_set(name: str, entry: dict, data_dir: Path, hashes: bool = True
         raise DataError(f"config key `{key}`: {path} does not exist; give a JSON list or JSONL file of prompts")
     text = path.read_text(encoding="utf-8")
     try:
-        stripped = text.lstrip()
-        records = json.loads(text) if stripped.startswith("[") else [json.loads(line) for line in text.splitlines() if line.strip()]
+        records = json.loads(text) if text.lstrip().startswith("[") else [json.loads(line) for line in text.splitlines() if line.strip()]
     except ValueError as e:
         raise DataError(f"config key `{key}`: {path} is not a JSON list or JSONL file ({e})") from e
     queries, pool, seen = [], [], set()

@@ -8,7 +8,7 @@ import torch
 from tqdm import tqdm
 
 from .model import HookedModel, left_pad
-from .scores import induction_score_from_pattern, induction_sequences, ordinary_token_ids
+from .scores import induction_score_from_pattern, induction_sequences, repeated_sequences, ordinary_token_ids
 
 
 def induction_scores(model: HookedModel, n_sequences: int, seq_len: int, batch_size: int, seed: int,
@@ -20,9 +20,7 @@ def induction_scores(model: HookedModel, n_sequences: int, seq_len: int, batch_s
     if given is not None:
         r = torch.tensor(given, dtype=torch.long)
         n_sequences, seq_len = r.shape
-        seqs = torch.cat([r, r], 1)
-        if bos is not None:
-            seqs = torch.cat([torch.full((n_sequences, 1), bos, dtype=seqs.dtype), seqs], 1)
+        seqs = repeated_sequences(r, bos)
     else:
         g = torch.Generator().manual_seed(seed)
         vocab = ordinary_token_ids(model.tokenizer, min(model.cfg.vocab_size, len(model.tokenizer)))

@@ -54,10 +54,14 @@ def tsla_head_scores(head_out: torch.Tensor, W_Y: torch.Tensor, correct: torch.T
 # ------------------------------------------------------------------ induction
 def induction_sequences(n: int, seq_len: int, vocab_ids: torch.Tensor, bos: int | None, generator) -> torch.Tensor:
     """n sequences [BOS] + r + r, r = seq_len tokens drawn uniformly from vocab_ids."""
-    r = vocab_ids[torch.randint(len(vocab_ids), (n, seq_len), generator=generator)]
+    return repeated_sequences(vocab_ids[torch.randint(len(vocab_ids), (n, seq_len), generator=generator)], bos)
+
+
+def repeated_sequences(r: torch.Tensor, bos: int | None) -> torch.Tensor:
+    """[BOS] + r + r for each row of r [n, seq_len] (no BOS where the tokenizer has none)."""
     seqs = torch.cat([r, r], 1)
     if bos is not None:
-        seqs = torch.cat([torch.full((n, 1), bos, dtype=seqs.dtype), seqs], 1)
+        seqs = torch.cat([torch.full((len(r), 1), bos, dtype=seqs.dtype), seqs], 1)
     return seqs
 
 

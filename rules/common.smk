@@ -49,7 +49,7 @@ wildcard_constraints:
 # gives the job one flat param {dotted key: value} (keys may name the job's wildcards). Snakemake
 # compares params between runs, so changing a key reruns exactly the jobs that declare it; the
 # script reads the keys as job.cfg (workflow_scripts/common.py), and any other key fails naming
-# itself. tests/test_rerun_plan.py changes every leaf key, one at a time, and checks the plan.
+# itself. tests/test_exact_rerun.py changes every leaf key, one at a time, and checks the plan.
 def cfg(*keys, drop=()):
     """A rule's `cfg` param. `keys`: dotted config keys (str, may name wildcards), or functions of
     the wildcards returning such keys (where the keys depend on the job)."""
@@ -72,8 +72,8 @@ LTV_QUERIES = ("seed", "data_dir", "ltv.n_train", "ltv.n_eval", "ltv.n_shot")  #
 
 
 def palette_keys(*families):
-    """The palette entries of the head families one figure draws (a figure's params list only the
-    plotting settings it uses, so changing another colour does not rerun it)."""
+    """plots.dpi and the palette entries of the head families one figure draws (a figure's params
+    list only the plotting settings it uses, so changing another colour does not rerun it)."""
     return ["plots.dpi"] + [f"plots.palette.{f}" for f in families if f in config["plots"]["palette"]]
 
 

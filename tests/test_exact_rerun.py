@@ -12,6 +12,7 @@ from __future__ import annotations
 import ast
 import base64
 import copy
+import functools
 import json
 import os
 from concurrent.futures import ThreadPoolExecutor
@@ -57,8 +58,13 @@ def leaves(node, path=()):
         yield ".".join(path), node
 
 
+@functools.lru_cache(maxsize=1)
+def _schema() -> dict:
+    return yaml.safe_load(Path(SCHEMA_PATH).read_text())
+
+
 def schema_of(key: str) -> dict:
-    node = yaml.safe_load(Path(SCHEMA_PATH).read_text())
+    node = _schema()
     for part in key.split("."):
         props = node.get("properties", {})
         node = props.get(part) or (node.get("additionalProperties") if isinstance(node.get("additionalProperties"), dict)
