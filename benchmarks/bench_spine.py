@@ -22,6 +22,7 @@ import torch
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
+sys.path.insert(0, str(ROOT / "benchmarks"))
 
 from icl_heads.cache import build_cache  # noqa: E402
 from icl_heads.config import load  # noqa: E402
@@ -135,28 +136,10 @@ def main():
     print(f"  plain loop, one forward pass per prompt              : {n_pe / t_loop:6.1f} prompts/s")
     print(f"  ratio ours / plain loop = {t_loop / t_fast:.2f}x; ours / batched-from-scratch = {t_batched / t_fast:.2f}x")
 
-    # Y2: FV scoring, KV-cache fast path vs one full forward pass per (prompt, head).
-    from icl_heads.fv import fv_scores_fast, fv_scores_reference, mean_head_z
+    # Y2: FV scoring (benchmarks/bench_fv.py, on this model)
+    from bench_fv import bench_model, report
 
-    gen = load_dataset("country_capital", cfg, cfg["data_dir"])
-    clean = build_prompts(gen, model.tokenizer, n_shot=10, n_queries=4, seed=0, balanced=False)
-    corr = build_prompts(gen, model.tokenizer, n_shot=10, n_queries=a.fv_prompts, seed=0, balanced=False,
-                         perturbation="shuffle_labels")
-    means = mean_head_z(model, clean)
-    fast_out = None
-
-    def run_fast():
-        nonlocal fast_out
-        fast_out = fv_scores_fast(model, corr, means, chunk=64)
-
-    t_fv_fast = timed(run_fast, 1)
-    t0 = time.perf_counter()
-    ref_out = fv_scores_reference(model, corr, means)
-    t_fv_ref = time.perf_counter() - t0
-    print(f"Y2 FV scores, {len(corr)} corrupted 10-shot prompts x {L * H} heads:")
-    print(f"  fast (prefix KV cache once, all heads' final steps batched): {t_fv_fast:7.2f} s")
-    print(f"  reference (one full forward pass per prompt and head)      : {t_fv_ref:7.2f} s")
-    print(f"  ratio = {t_fv_ref / t_fv_fast:.1f}x; max |fast - reference| = {(fast_out - ref_out).abs().max():.2e}")
+    report(a.model, bench_model(model, cfg, "country_capital", a.fv_prompts, 10, cfg["fv"]["chunk"]))
 
     t = time.perf_counter()
     proc = subprocess.run([sys.executable, "-m", "snakemake", "-n", "--cores", "2", "figures/", "--forceall"],

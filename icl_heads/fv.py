@@ -6,8 +6,8 @@ in the probability of the correct answer's first token, averaged over prompts (a
 over scoring tasks).
 
 Because the patch touches only position N, every corrupted prompt's prefix (tokens
-0..N-1) is run once with a key/value cache, and the final step of every head's patched
-run goes in one batch over that cache (`fv_scores_fast`). `fv_scores_reference` runs
+0..N-1) is run once with a key/value cache shared by every head's patched final step,
+and a head of layer l starts from the clean state at block l (`fv_scores_fast`). `fv_scores_reference` runs
 one full forward pass per (prompt, head); the two agree to float precision (tested).
 """
 from __future__ import annotations
@@ -31,7 +31,7 @@ def mean_at_final(model: HookedModel, prompts: list[Prompt], want: str, batch_si
         x = getattr(model.run(left_pad([p.input_ids for p in ps], model.pad_id), want=(want,)), attr).double()
         total = x.sum(0) if total is None else total + x.sum(0)
         n += len(ps)
-    return (total / n).float()
+    return total / n if model.dtype == torch.float64 else (total / n).float()
 
 
 def mean_head_z(model: HookedModel, prompts: list[Prompt], batch_size: int = 8) -> torch.Tensor:
@@ -43,24 +43,48 @@ def _answer_prob(logits: torch.Tensor, token: int) -> torch.Tensor:
     return torch.softmax(logits.double(), -1)[:, token]
 
 
+def layer_groups(n_layers: int, n_heads: int, chunk: int) -> list[tuple[int, int]]:
+    """Consecutive layer ranges [a, b) of near-equal size holding at most `chunk` heads each (at
+    least one layer): the rows of one final-step batch."""
+    per = max(1, chunk // n_heads)
+    n = -(-n_layers // per)
+    per = -(-n_layers // n)
+    return [(a, min(a + per, n_layers)) for a in range(0, n_layers, per)]
+
+
 def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Tensor, chunk: int = 64,
                    progress: bool = False, desc: str = "FV") -> torch.Tensor:
-    """[P, L, H] rise in p(answer) when each head's mean z is patched in at N (KV-cache path)."""
-    heads = [(l, h) for l in range(model.n_layers) for h in range(model.n_heads)]
-    out = torch.zeros(len(corrupted), model.n_layers, model.n_heads, dtype=torch.float64)
+    """[P, L, H] rise in p(answer) when each head's mean z is patched in at N.
+
+    Per prompt: the prefix (tokens 0..N-1) runs once into a key/value cache, and the clean final
+    step records every block's output at N. Every head's patched final step then runs in
+    batches of rows, one head per row, over that one cache broadcast to all rows (views, no
+    copies). A batch holds the heads of layers a..b-1 (at most `chunk` rows) and starts at
+    block a from the clean record (blocks below a see exactly the clean inputs), so a head of
+    layer l costs blocks a..L-1 rather than the whole model. The batches stop at the final
+    residual; the final norm and unembedding then run once over every row of the prompt."""
+    L, H = model.n_layers, model.n_heads
+    groups = layer_groups(L, H, chunk)
+    last = {f"blocks.{L - 1}.hook_resid_post": "last"}
+    no_logits = torch.zeros(0, dtype=torch.long)
+    out = torch.zeros(len(corrupted), L, H, dtype=torch.float64)
     for i, p in enumerate(tqdm(corrupted, desc=desc, file=sys.stderr, disable=not progress, unit="prompt")):
         b = Batch(torch.tensor([p.input_ids]))
         prefix = model.prefix(b, b.input_ids.shape[1] - 1)
-        base = _answer_prob(model.run(b, prefix=prefix).logits, p.answer_token)[0]
-        for s in range(0, len(heads), chunk):
-            hs = heads[s:s + chunk]
-            vals = torch.stack([means[l, h] for l, h in hs])
-            logits = model.run(b.repeat_interleave(len(hs)), ivs=[RowHeadPatch(hs, vals)],
-                               prefix=prefix.repeat_interleave(len(hs)), consume_prefix=True).logits
-            probs = _answer_prob(logits, p.answer_token)
-            for (l, h), pr in zip(hs, probs):
-                out[i, l, h] = pr - base
-    return out.float()
+        clean = model.run(b, want=("block_out",), hooks=last, prefix=prefix, keep=no_logits)
+        record = clean.extras["block_out"]
+        finals = [clean.hooks[next(iter(last))]]
+        for a, z in groups:
+            hs = [(l, h) for l in range(a, z) for h in range(H)]
+            k = len(hs)
+            got = model.run(b.repeat_interleave(k), ivs=[RowHeadPatch(hs, means[a:z].reshape(k, -1))], hooks=last,
+                            keep=no_logits, prefix=prefix.expand(k), consume_prefix=True,
+                            replay=([o.expand(k, *o.shape[1:]) for o in record[:a]], a))
+            finals.append(got.hooks[next(iter(last))])
+        probs = torch.cat([_answer_prob(model.logits_from_resid(f), p.answer_token) for f in
+                           torch.cat(finals).split(max(chunk, 1))])
+        out[i] = (probs[1:] - probs[0]).view(L, H)
+    return out if model.dtype == torch.float64 else out.float()
 
 
 def fv_scores_reference(model: HookedModel, corrupted: list[Prompt], means: torch.Tensor) -> torch.Tensor:
@@ -73,4 +97,4 @@ def fv_scores_reference(model: HookedModel, corrupted: list[Prompt], means: torc
             for h in range(model.n_heads):
                 logits = model.run(b, ivs=[HeadPatch(l, h, means[l, h], position=-1)]).logits
                 out[i, l, h] = _answer_prob(logits, p.answer_token)[0] - base
-    return out.float()
+    return out if model.dtype == torch.float64 else out.float()

@@ -23,6 +23,8 @@ Checks (one test function each):
   8 zgrad            ZGrad gradients at z equal central finite differences
   9 unembed          logits at N are the closed form (x s) unembed()^T + unembed_bias() (+ soft cap)
  10 replay           replaying recorded block outputs equals the full run; the block list is intact
+ 11 fv_fast          FV scores by the shared-prefix, start-at-layer fast path equal one full pass per
+                     (prompt, head); a broadcast prefix (views) continues like a copied one and is left intact
 """
 from __future__ import annotations
 
@@ -156,7 +158,7 @@ for _par in (True, False):
 KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 CHECKS = ("heads_sum", "zero_ablation", "frozen_ablation", "weights", "head_patch", "resid_add", "prefix", "left_padding", "zgrad",
-          "unembed", "replay")
+          "unembed", "replay", "fv_fast")
 
 
 def supported_families() -> list[str]:
@@ -688,3 +690,31 @@ def test_replay_equals_the_full_run(tid):
         after = spec.layers(h.model)
         assert len(after) == len(before) and all(a is o for a, o in zip(after, before)), "block list changed"
     close(h.run(b).logits, full.logits, atol=0, rtol=0, msg="a plain run after replays")
+
+
+@pytest.mark.parametrize("tid", _params("fv_fast"))
+def test_fv_fast_path_equals_the_per_head_loop(tid):
+    """11. fv_scores_fast (one prefix cache broadcast to every row, rows of layer l starting at
+    block l from the clean record) == fv_scores_reference (a full pass per prompt and head),
+    with chunks that split and that span layers; the prefix a broadcast continued is unchanged."""
+    from icl_heads.fv import fv_scores_fast, fv_scores_reference
+    from icl_heads.prompts import Prompt
+
+    h = hooked(tid)
+    g = torch.Generator().manual_seed(7)
+    prompts = [Prompt(index=i, text="", input_ids=r, answer="", answer_token=a)
+               for i, (r, a) in enumerate(zip(ROWS, (22, 13)))]
+    means = torch.randn(L, H, DH, generator=g) * 2
+    ref = fv_scores_reference(h, prompts, means)
+    assert ref.abs().max() > 1e-3  # the patches move p(answer)
+    for chunk in (H - 1, 2 * H, L * H):
+        close(fv_scores_fast(h, prompts, means, chunk=chunk), ref, atol=1e-5, rtol=0, msg=f"chunk {chunk}")
+    b = Batch(torch.tensor([ROWS[0]]))
+    T = b.input_ids.shape[1]
+    p = h.prefix(b, T - 1)
+    keys = [layer.keys.clone() for layer in p.cache.layers]
+    k = 3
+    got = h.run(b.repeat_interleave(k), prefix=p.expand(k), consume_prefix=True).logits
+    close(got, h.run(b).logits.expand(k, -1), msg="broadcast prefix")
+    for layer, before in zip(p.cache.layers, keys):
+        assert torch.equal(layer.keys, before), "a continuation changed the shared prefix"

@@ -23,6 +23,7 @@ from typing import Iterable, Sequence
 
 import torch
 from torch import nn
+from transformers.cache_utils import DynamicLayer
 
 from ..errors import ConfigError
 from .adapters import Adapter, adapter_for, describe, get
@@ -71,9 +72,41 @@ class Prefix:
     start: int
 
     def repeat_interleave(self, k: int) -> "Prefix":
-        cache = copy.deepcopy(self.cache)
-        cache.batch_repeat_interleave(k)
-        return Prefix(cache, self.start)
+        """Each row k times (new tensors; this prefix is left as it is)."""
+        return Prefix(_fork(self.cache, k), self.start)
+
+    def expand(self, k: int) -> "Prefix":
+        """A one-row prefix as k rows without copying it: every row's keys and values are views
+        of the same tensors (a continuation concatenates its new column to them, the only copy)."""
+        return Prefix(_fork(self.cache, k, expand=True), self.start)
+
+    def fork(self) -> "Prefix":
+        """A copy for one continuation that shares this prefix's tensors."""
+        return Prefix(_fork(self.cache), self.start)
+
+
+def _fork(cache, k: int | None = None, expand: bool = False):
+    """A new cache object over the same tensors (each row repeated k times, or broadcast to k
+    rows as views with expand). Dynamic cache layers grow by concatenation into new tensors,
+    so a pass over the fork leaves the original's tensors as they were; a cache of any other
+    kind (one that may write in place) is deep-copied."""
+    layers = getattr(cache, "layers", None)
+    if layers is None or any(not isinstance(layer, DynamicLayer) for layer in layers):
+        cache = copy.deepcopy(cache)
+        if k is not None:
+            cache.batch_repeat_interleave(k)
+        return cache
+    new = copy.copy(cache)
+    new.layers = []
+    for layer in layers:
+        c = copy.copy(layer)
+        if k is not None and c.is_initialized and c.keys is not None and c.keys.numel():
+            if expand and c.keys.shape[0] == 1:
+                c.keys, c.values = c.keys.expand(k, *c.keys.shape[1:]), c.values.expand(k, *c.values.shape[1:])
+            else:
+                c.keys, c.values = c.keys.repeat_interleave(k, 0), c.values.repeat_interleave(k, 0)
+        new.layers.append(c)
+    return new
 
 
 @dataclass
@@ -460,7 +493,7 @@ class HookedModel:
             kw["attention_mask"] = batch.attention_mask.to(dev)
             kw["position_ids"] = batch.position_ids[:, start:].to(dev)
         if prefix is not None:
-            kw["cache"] = prefix.cache if consume_prefix else copy.deepcopy(prefix.cache)
+            kw["cache"] = prefix.cache if consume_prefix else _fork(prefix.cache)
         handles = self._install(actions)
         swapped = []
         try:

@@ -1,0 +1,94 @@
+"""Benchmark of FV scoring (Y2), every number measured in this one run, on the same prompts:
+
+- ours: `fv_scores_fast` (one prefix key/value cache per prompt broadcast to every head's row
+  without copies; a row of layer l starts at block l from the clean record);
+- the per-head loop: `fv_scores_reference` (one full forward pass per prompt and head);
+- the ideal cost the issue names: one prefix pass plus L x H single-position steps through the
+  whole model (no hooks, no patches, the same batching), timed here for the same prompts.
+
+    .venv/bin/python benchmarks/bench_fv.py [--models smollm2-135m gemma-3-270m] [--prompts 2]
+
+The models must have been materialised (make run, or snakemake resources/<model>/manifest.json).
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from icl_heads.config import load  # noqa: E402
+from icl_heads.data import load_dataset  # noqa: E402
+from icl_heads.fv import fv_scores_fast, fv_scores_reference, mean_head_z  # noqa: E402
+from icl_heads.model import Batch  # noqa: E402
+from icl_heads.models import load_hooked  # noqa: E402
+from icl_heads.prompts import build_prompts  # noqa: E402
+
+
+def ideal_time(model, prompts) -> float:
+    """One prefix pass + L x H rows of one final-position step over the whole model, per prompt
+    (all rows in one batch, no hooks, no patches)."""
+    k = model.n_layers * model.n_heads
+    t = time.perf_counter()
+    for p in prompts:
+        b = Batch(torch.tensor([p.input_ids]))
+        prefix = model.prefix(b, b.input_ids.shape[1] - 1)
+        model.run(b.repeat_interleave(k), prefix=prefix.expand(k), consume_prefix=True)
+    return time.perf_counter() - t
+
+
+def bench_model(model, cfg, task: str, n_prompts: int, n_shot: int, chunk: int) -> dict:
+    gen = load_dataset(task, cfg, cfg["data_dir"], check_sizes=False)
+    clean = build_prompts(gen, model.tokenizer, n_shot=n_shot, n_queries=4, seed=0, balanced=False)
+    corr = build_prompts(gen, model.tokenizer, n_shot=n_shot, n_queries=n_prompts, seed=0, balanced=False,
+                         perturbation="shuffle_labels")
+    means = mean_head_z(model, clean)
+    fv_scores_fast(model, corr[:1], means, chunk=chunk)   # warm-up
+    t = time.perf_counter()
+    fast = fv_scores_fast(model, corr, means, chunk=chunk)
+    t_fast = time.perf_counter() - t
+    t_ideal = ideal_time(model, corr)
+    t = time.perf_counter()
+    ref = fv_scores_reference(model, corr, means)
+    t_ref = time.perf_counter() - t
+    return {"prompts": len(corr), "tokens": sum(len(p.input_ids) for p in corr) / len(corr),
+            "heads": model.n_layers * model.n_heads, "fast": t_fast, "ideal": t_ideal, "reference": t_ref,
+            "max_diff": float((fast - ref).abs().max()), "max_score": float(ref.abs().max())}
+
+
+def report(name: str, r: dict) -> None:
+    print(f"Y2 FV scores, {name}: {r['prompts']} corrupted prompts (mean {r['tokens']:.0f} tokens) x {r['heads']} heads")
+    print(f"  ours (shared prefix, start at the head's layer): {r['fast']:8.2f} s")
+    print(f"  ideal (prefix pass + L x H one-position steps) : {r['ideal']:8.2f} s")
+    print(f"  per-head loop (fv_scores_reference)            : {r['reference']:8.2f} s")
+    print(f"  ratio ours / per-head loop = {r['reference'] / r['fast']:.1f}x; ours / ideal = "
+          f"{r['ideal'] / r['fast']:.2f}x (above 1: faster than the ideal, by skipping the blocks below each head); "
+          f"max |ours - loop| = {r['max_diff']:.2e} (largest score {r['max_score']:.3f})")
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default=str(ROOT / "config" / "config.yaml"))
+    ap.add_argument("--resources", default=None, help="the resources folder (default: the config's resources_dir)")
+    ap.add_argument("--models", nargs="+", default=["smollm2-135m", "gemma-3-270m"])
+    ap.add_argument("--task", default="country_capital")
+    ap.add_argument("--prompts", type=int, default=2)
+    ap.add_argument("--n-shot", type=int, default=10)
+    ap.add_argument("--chunk", type=int, default=64)
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    cfg = load(a.config)
+    torch.set_num_threads(a.threads)
+    res = Path(a.resources) if a.resources else ROOT / cfg["resources_dir"]
+    for name in a.models:
+        model = load_hooked(res / name)
+        report(name, bench_model(model, cfg, a.task, a.prompts, a.n_shot, a.chunk))
+
+
+if __name__ == "__main__":
+    main()
