@@ -25,6 +25,8 @@ Checks (one test function each):
  10 replay           replaying recorded block outputs equals the full run; the block list is intact
  11 fv_fast          FV scores by the shared-prefix, start-at-layer fast path equal one full pass per
                      (prompt, head); a broadcast prefix (views) continues like a copied one and is left intact
+ 12 shared_eval      the evaluation loop's sharing modes (layers, columns, both) equal a full pass per
+                     condition, for residual additions at N of each layer, head ablations and the clean run
 """
 from __future__ import annotations
 
@@ -158,7 +160,7 @@ for _par in (True, False):
 KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 CHECKS = ("heads_sum", "zero_ablation", "frozen_ablation", "weights", "head_patch", "resid_add", "prefix", "left_padding", "zgrad",
-          "unembed", "replay", "fv_fast")
+          "unembed", "replay", "fv_fast", "shared_eval")
 
 
 def supported_families() -> list[str]:
@@ -718,3 +720,28 @@ def test_fv_fast_path_equals_the_per_head_loop(tid):
     close(got, h.run(b).logits.expand(k, -1), msg="broadcast prefix")
     for layer, before in zip(p.cache.layers, keys):
         assert torch.equal(layer.keys, before), "a continuation changed the shared prefix"
+
+
+@pytest.mark.parametrize("tid", _params("shared_eval"))
+def test_shared_evaluation_equals_a_pass_per_condition(tid):
+    """12. evaluate(share=...) == evaluate(share="none") on a left-padded batch: additions at N of
+    every layer (columns and layers both shared), a head ablation at every position (column 0:
+    only the layers below it are shared) and the clean condition, together and alone."""
+    from icl_heads.model import evaluate
+    from icl_heads.prompts import Prompt
+
+    h = hooked(tid)
+    g = torch.Generator().manual_seed(11)
+    prompts = [Prompt(index=i, text="", input_ids=r, answer="", answer_token=22) for i, r in enumerate(ROWS)]
+    adds = {f"add{l}": [ResidAdd(l, torch.randn(D, generator=g) * 3)] for l in range(L)}
+    mixed = {**adds, "ablate": [HeadAblation([(1, 2), (2, 0)], "zero")], "clean": []}
+    for conds in (adds, mixed):
+        alone = evaluate(h, prompts, [22, 13], conds, share="none", batch_size=2)
+        for share in ("layers", "columns", "both"):
+            got = evaluate(h, prompts, [22, 13], conds, share=share, batch_size=2)
+            for k in conds:
+                close(got[k].logp_answer, alone[k].logp_answer, msg=f"{share}: {k}")
+                close(got[k].logp_label_set, alone[k].logp_label_set, msg=f"{share}: {k} label set")
+    moved = max((evaluate(h, prompts, None, {k: c}, share="none")[k].logp_answer
+                 - evaluate(h, prompts, None, {"clean": []}, share="none")["clean"].logp_answer).abs().max() for k, c in adds.items())
+    assert moved > 1e-3  # the additions change the answer's probability

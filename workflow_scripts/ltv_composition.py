@@ -26,8 +26,8 @@ ev_icl = sets["train_icl"] + sets["eval_icl"]
 conds = {f"LTV({d}) alone": (site, th) for d, _, th in vecs}
 conds["LTV sum"] = (site, sum(th for _, _, th in vecs))
 conds["zero-shot"] = (None, None)
-res = evaluate(model, ev, labels, ltv.conditions(conds), share="columns", batch_size=cfg["batch_size"])
-res["ICL"] = evaluate(model, ev_icl, labels, {"ICL": []}, share="columns", batch_size=cfg["batch_size"])["ICL"]
+res = evaluate(model, ev, labels, ltv.conditions(conds), share="both", batch_size=cfg["batch_size"])
+res["ICL"] = evaluate(model, ev_icl, labels, {"ICL": []}, share="both", batch_size=cfg["batch_size"])["ICL"]
 rows = [acc_row({"model": w["model"], "dataset": ccfg["composed"], "condition": k}, r.correct) for k, r in res.items()]
 for r in rows:
     r["seed"] = seed

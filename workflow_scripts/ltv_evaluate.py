@@ -38,7 +38,7 @@ conds["icl"][("ICL", "none")] = (None, None)
 results = {}
 for group, prompts in (("zs", sets["eval_zs"]), ("icl", sets["eval_icl"])):
     named = {f"{a}|{b}": v for (a, b), v in conds[group].items()}
-    res = evaluate(model, prompts, labels, ltv.conditions(named), share="columns", batch_size=bs, progress=True, desc="LTV eval")
+    res = evaluate(model, prompts, labels, ltv.conditions(named), share="both", batch_size=bs, progress=True, desc="LTV eval")
     results.update(res)
 
 rows = []

@@ -21,7 +21,7 @@ for target in cfg["datasets"]:
     task, sets, labels = task_and_queries(job, model, target, icl=False)
     conds = {src: v for src, v in vecs.items()}
     conds["zero-shot"] = (None, None)
-    res = evaluate(model, sets["eval_zs"], labels, ltv.conditions(conds), share="columns", batch_size=cfg["batch_size"])
+    res = evaluate(model, sets["eval_zs"], labels, ltv.conditions(conds), share="both", batch_size=cfg["batch_size"])
     for src, r in res.items():
         rows.append(acc_row({"model": w["model"], "source": src, "target": target}, r.correct))
         data[(src, target)] = r

@@ -39,7 +39,7 @@ for pct in cfg["threshold_sweep"]:
     for name, heads in sets.items():
         conds[(name, float(pct))] = [steer(layer, head_set_vector(head_out, heads))]
 runs = {("ICL", 0.0): Eval(icl_acc, icl_tr, icl["argmax"], None)}
-runs.update(evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T7 conditions"))
+runs.update(evaluate(model, prompts, labels, conds, share="both", batch_size=bs, progress=True, desc="T7 conditions"))
 rows = []
 for (name, pct), res in runs.items():
     cond, rseed = (name.split("#")[0], seed + int(name.split("#")[1])) if "#" in name else (name, None)

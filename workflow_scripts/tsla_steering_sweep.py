@@ -47,7 +47,7 @@ for (name, rseed), v in vecs.items():
             meta[key] = {"vector": name, "random_seed": rseed, "layer": l, "scale": a if a == "raw" else f"{a:g}",
                          "vector_rms_over_resid_rms": float(rms(vv) / resid[l])}
 # every vector is added at N only: the earlier columns run once into a shared key/value prefix
-runs = evaluate(model, prompts, labels, conds, share="columns", batch_size=bs, progress=True, desc="T7 sweep")
+runs = evaluate(model, prompts, labels, conds, share="both", batch_size=bs, progress=True, desc="T7 sweep")
 rows = []
 for key, res in runs.items():
     for p, c, t, pa in zip(prompts, res.correct.tolist(), res.in_set.tolist(), res.p_answer.tolist()):

@@ -46,7 +46,7 @@ for base in ("clean 10-shot", "shuffled", "zero-shot"):
     if base != "clean 10-shot":
         conds.update({f"{base} + {name}": [add_back(layer, v)] for name, v in vectors.items()})
     answers = sorted({p.answer_token for p in prompts})
-    runs = evaluate(model, prompts, answers, conds, share="layers", batch_size=bs, progress=True, desc=f"Y7 {base}")
+    runs = evaluate(model, prompts, answers, conds, share="both", batch_size=bs, progress=True, desc=f"Y7 {base}")
     for name, res in runs.items():
         cond, rseed = (name.split("#")[0], int(name.split("#")[1])) if "#" in name else (name, None)
         for p, c, lp in zip(prompts, res.correct.tolist(), res.logp_answer.tolist()):
@@ -92,7 +92,7 @@ for (name, kind, rseed, k), v in vecs.items():
 answers = sorted({p.answer_token for p in base})
 # every vector is added at N only: the columns before N run once into a key/value prefix that
 # every condition continues (exact by causality; tests/test_conformance.py check 6)
-runs = evaluate(model, base, answers, conds, share="columns", batch_size=bs, progress=True, desc="Y7 sweep")
+runs = evaluate(model, base, answers, conds, share="both", batch_size=bs, progress=True, desc="Y7 sweep")
 srows = []
 for key, res in runs.items():
     m = meta[key] or {"heads": "none", "vector": "none (shuffled)", "random_seed": None, "n_heads": 0, "layer": -1,

@@ -10,7 +10,12 @@ LTV injection). How the conditions of a batch share work (`share`):
   earliest intervention is at block l replays blocks < l from that record (exact: they see
   the same inputs as in the clean pass) and computes only blocks l..L-1;
 - "columns": the columns no condition touches run once into a key/value prefix shared by
-  every condition (exact by causality).
+  every condition (exact by causality);
+- "both": the two together: the untouched columns run once into a prefix, the later columns
+  run clean once over it recording every block's output, and a condition whose earliest
+  intervention is at block l computes only blocks l..L-1 of the later columns (a residual
+  addition at N of layer l costs L - l blocks of one column). Where a condition touches
+  column 0 (an ablation at every position) it is "layers".
 """
 from __future__ import annotations
 
@@ -23,7 +28,7 @@ from tqdm import tqdm
 from .hooked import HookedModel, left_pad
 from .interventions import first_touched_layer
 
-SHARING = ("none", "layers", "columns")
+SHARING = ("none", "layers", "columns", "both")
 
 
 @dataclass
@@ -74,20 +79,20 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
         rows = torch.tensor(idx)
         ans = torch.tensor([prompts[i].answer_token for i in idx])
         prefix, start, clean, outs = None, 0, None, None
-        if share == "columns":
+        if share in ("columns", "both"):
             start = min([_first_column(c, b) for c in conditions.values()] + [b.input_ids.shape[1] - 1])
             prefix = model.prefix(b, start)
             start = start if prefix is not None else 0
-        elif share == "layers":
-            clean = model.run(b, want=("logits", "block_out"))
+        if share in ("layers", "both"):
+            clean = model.run(b, want=("logits", "block_out"), prefix=prefix)
             outs = clean.extras["block_out"]
         for name, cond in conditions.items():
             ivs = _resolve(model, cond, b, start)
-            if share == "layers" and not ivs:
+            if share in ("layers", "both") and not ivs:
                 logits = clean.logits
-            elif share == "layers":
+            elif share in ("layers", "both"):
                 first = first_touched_layer(ivs, model.n_layers)
-                logits = model.run(b, want=("logits",), ivs=ivs, replay=(outs, first)).logits
+                logits = model.run(b, want=("logits",), ivs=ivs, replay=(outs, first), prefix=prefix).logits
             else:
                 logits = model.run(b, want=("logits",), ivs=ivs, prefix=prefix).logits
             args[name][rows] = logits.argmax(-1)
