@@ -1,0 +1,101 @@
+"""Benchmark of the intervention evaluations, every number measured in this one run, on the
+same held-out prompts of one model: each artifact's conditions through the evaluation loop as
+the workflow runs them, against
+
+- the floor: the raw forward passes the conditions need if nothing is shared, i.e. one plain
+  Hugging Face forward pass per prompt and condition (batched and length-sorted like ours, no
+  hooks, logits of N only), timed here;
+- the same loop with share="none" (every condition its own full pass, with its hooks).
+
+A ratio above 1 means ours is faster than the raw passes it replaces.
+
+    .venv/bin/python benchmarks/bench_interventions.py [--model smollm2-135m] [--n 32]
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+import time
+from pathlib import Path
+
+import torch
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from icl_heads.config import load  # noqa: E402
+from icl_heads.data import load_dataset  # noqa: E402
+from icl_heads.interventions import ablation, random_heads  # noqa: E402
+from icl_heads.model import ResidAdd, evaluate, left_pad  # noqa: E402
+from icl_heads.model.evaluate import length_batches  # noqa: E402
+from icl_heads.models import load_hooked  # noqa: E402
+from icl_heads.prompts import build_prompts, label_tokens  # noqa: E402
+
+
+def timed(fn) -> float:
+    t = time.perf_counter()
+    fn()
+    return time.perf_counter() - t
+
+
+def artifacts(model, seed: int = 0) -> dict:
+    """name -> (conditions, share) shaped like the workflow's: T5/Y5 ablate 3% of heads at every
+    position; T7/Y7 add a head-set vector at N of one layer (L/2, L/3); L1 adds a learned vector
+    at N of a layer from the LTV sweep."""
+    L, H, d = model.n_layers, model.n_heads, model.d_model
+    g = torch.Generator().manual_seed(seed)
+    k = max(1, -(-3 * L * H // 100))
+    vec = lambda: torch.randn(d, generator=g)  # noqa: E731
+    late = [(l, h) for l in range(L // 2) for h in range(H)]
+    return {
+        "T5 (ablations, every position)": (
+            {"clean": [], **{f"late{i}": [ablation(random_heads(L, H, k, i, exclude=late), "zero")] for i in range(3)},
+             **{f"any{i}": [ablation(random_heads(L, H, k, 100 + i), "zero")] for i in range(3)}}, "layers"),
+        "T7 (additions at N of L/2)": ({"clean": [], **{f"v{i}": [ResidAdd(L // 2, vec())] for i in range(6)}}, "both"),
+        "Y7 (additions at N of L/3)": ({"clean": [], **{f"v{i}": [ResidAdd(L // 3, vec())] for i in range(6)}}, "both"),
+        "L1 (additions at N, layers 0..L-1)": (
+            {"clean": [], **{f"l{l}": [ResidAdd(l, vec())] for l in range(0, L, max(1, L // 6))}}, "both"),
+    }
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--config", default=str(ROOT / "config" / "config.yaml"))
+    ap.add_argument("--resources", default=None)
+    ap.add_argument("--model", default="smollm2-135m")
+    ap.add_argument("--dataset", default="sentiment_lexicon")
+    ap.add_argument("--n", type=int, default=32)
+    ap.add_argument("--batch-size", type=int, default=8)
+    ap.add_argument("--threads", type=int, default=2)
+    a = ap.parse_args()
+    cfg = load(a.config)
+    torch.set_num_threads(a.threads)
+    model = load_hooked(Path(a.resources or ROOT / cfg["resources_dir"]) / a.model)
+    task = load_dataset(a.dataset, cfg, cfg["data_dir"], check_sizes=False)
+    prompts = build_prompts(task, model.tokenizer, n_shot=cfg["prompts"]["n_shot"], n_queries=a.n, seed=0)
+    labs = label_tokens(model.tokenizer, task.label_set, task.name)
+    hf = model.model
+
+    @torch.no_grad()
+    def raw_pass():
+        for idx in length_batches(prompts, a.batch_size):
+            b = left_pad([prompts[i].input_ids for i in idx], model.pad_id)
+            hf(input_ids=b.input_ids, attention_mask=b.attention_mask, position_ids=b.position_ids, use_cache=False,
+               logits_to_keep=1)
+
+    raw_pass()  # warm-up
+    t_raw = min(timed(raw_pass) for _ in range(2))
+    n_tok = sum(len(p.input_ids) for p in prompts)
+    print(f"model {a.model}, {len(prompts)} prompts of {a.dataset} (mean {n_tok / len(prompts):.0f} tokens), "
+          f"one raw forward pass over them: {t_raw:.2f} s")
+    for name, (conds, share) in artifacts(model).items():
+        t_ours = timed(lambda: evaluate(model, prompts, labs, conds, share=share, batch_size=a.batch_size))
+        t_none = timed(lambda: evaluate(model, prompts, labs, conds, share="none", batch_size=a.batch_size))
+        floor = t_raw * len(conds)
+        print(f"{name}: {len(conds)} conditions; ours (share={share}) {t_ours:.2f} s, every condition a full pass "
+              f"{t_none:.2f} s, floor ({len(conds)} raw passes) {floor:.2f} s; ratio floor / ours = {floor / t_ours:.2f}x, "
+              f"full passes / ours = {t_none / t_ours:.2f}x")
+
+
+if __name__ == "__main__":
+    main()
