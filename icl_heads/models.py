@@ -273,6 +273,28 @@ def _safetensor_error():
     return SafetensorError
 
 
+def measure_throughput(model, rows: int = 4, tokens: int = 128, repeats: int = 2) -> dict:
+    """Forward tokens per second of a HookedModel on batched prompts (`rows` x `tokens` random
+    ids, logits of the last column only, the shape of the workflow's passes): the best of
+    `repeats` timed passes after one warm-up. The cost model divides a job's tokens by it."""
+    import torch
+
+    from .model import Batch
+
+    g = torch.Generator().manual_seed(0)
+    vocab = int(getattr(model.cfg, "vocab_size", 256))
+    tokens = min(tokens, int(getattr(model.cfg, "max_position_embeddings", tokens) or tokens))
+    b = Batch(torch.randint(1, vocab, (rows, tokens), generator=g))
+    model.run(b)
+    best = float("inf")
+    for _ in range(repeats):
+        t = time.perf_counter()
+        model.run(b)
+        best = min(best, time.perf_counter() - t)
+    return {"tokens_per_s": round(rows * tokens / best, 1), "rows": rows, "tokens": tokens,
+            "device": str(model.device), "threads": torch.get_num_threads()}
+
+
 def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None = None):
     """Load a materialised model as a HookedModel (the one loader every rule uses)."""
     from .model import HookedModel

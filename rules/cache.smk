@@ -36,7 +36,7 @@ rule cache:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("cache"),
     params:
         cfg=cfg("prompts.batch_size"),
     script:

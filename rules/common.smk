@@ -6,7 +6,7 @@ sys.path.insert(0, str(Path(workflow.basedir)))
 
 from icl_heads.config import validate as _validate_config  # noqa: E402
 from icl_heads.config import check_data as _check_data  # noqa: E402
-from icl_heads.config import artifact_models, checkpoint_models, ltv_sweep_layers, trained_dir  # noqa: E402
+from icl_heads.config import artifact_models, checkpoint_models, trained_dir  # noqa: E402
 from icl_heads.config import config_value as _config_value  # noqa: E402
 from icl_heads.config import declared_params as _declared_params  # noqa: E402
 from icl_heads.claims import (
@@ -81,8 +81,9 @@ def palette_keys(*families):
 # resources): from the model entry's `mem_gb` (memory of a job holding the model and its
 # activations, default 4) and `gpu` (GPUs it asks for, default 0). Locally, `--resources gpu=N`
 # caps how many GPU jobs run at once; on Slurm (profiles/slurm) gpu becomes `--gpus`, mem_mb
-# `--mem` and runtime (minutes) `-t`. A retried job gets attempt x mem_gb.
-SCHEDULING_KEYS = ("mem_gb", "gpu")
+# `--mem` and runtime (minutes) `-t`. A retried job gets attempt x mem_gb. `throughput` and
+# `shape` feed the model jobs' runtime (job_runtime, below).
+SCHEDULING_KEYS = ("mem_gb", "gpu", "throughput", "shape")
 # Keys of a model entry that say what runs on the model, not what the model is: changing them
 # must not rematerialise (or retrain) it either.
 NOT_MODEL_KEYS = SCHEDULING_KEYS + ("artifacts",)
@@ -94,6 +95,19 @@ def model_mem_mb(wildcards, attempt=1):
 
 def model_gpu(wildcards):
     return int(config["models"][wildcards.model].get("gpu", 0))
+
+
+def job_runtime(rule):
+    """A model rule's `runtime` resource (minutes; Slurm's -t): the cost model's tokens of the
+    job (icl_heads/cost.py, from the config alone) / the model's throughput (models.<m>.throughput,
+    else cost.throughput.default) x cost.safety_factor, at least cost.min_minutes; x the attempt
+    on a retry. `python -m icl_heads.cost CONFIG` prints the same numbers."""
+    from icl_heads.cost import runtime_minutes
+
+    def runtime(wildcards, attempt=1):
+        return runtime_minutes(config, rule, dict(wildcards.items())) * attempt
+
+    return runtime
 
 
 def manifest(wildcards):
@@ -344,33 +358,17 @@ LTV_MECH = list(LTV["mechanism_datasets"]) or LTV_DATASETS[:1]
 LTV_COMPOSITION = LTV["composition"]
 
 
-def ltv_n_layers(model):
-    """Layer count of a materialised model (read at DAG time from its config.json when it exists;
-    otherwise from ltv.n_layers_hint, so a dry run on a fresh checkout still plans every job)."""
-    import json
-
-    cfg = Path(RES) / model / "hf" / "config.json"
-    for cand in (cfg, Path(RES) / model / "config.json"):
-        if cand.is_file():
-            c = json.loads(cand.read_text())
-            c = c.get("text_config", c)
-            return int(c["num_hidden_layers"])
-    return int(LTV["n_layers_hint"].get(model, 32))
-
-
-def ltv_sweep(model):
-    return [f"layer{l}" for l in ltv_sweep_layers(ltv_n_layers(model), LTV["sweep_stride"])]
-
-
 def ltv_vector(model, dataset):
     return f"results/{model}/ltv/vectors/{dataset}.safetensors"
 
 
 def ltv_configurations(wildcards):
-    """Every L1 site and F4 sweep layer for ltv.datasets; only the baseline for L7-only datasets."""
-    if wildcards.dataset in LTV_DATASETS:
-        return list(LTV["configurations"]) + ltv_sweep(wildcards.model)
-    return ["baseline"]
+    """Every L1 site and F4 sweep layer for ltv.datasets; only the baseline for L7-only datasets.
+    The sweep's layer count: a materialised model's config.json, else ltv.n_layers_hint, so a dry
+    run on a fresh checkout still plans every job (icl_heads/cost.py, which counts the same jobs)."""
+    from icl_heads.cost import ltv_configurations as configurations
+
+    return configurations(config, wildcards.model, wildcards.dataset)
 
 
 def ltv_fv_input(wildcards):

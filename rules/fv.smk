@@ -12,7 +12,7 @@ rule fv_scores:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("fv_scores"),
     params:
         cfg=cfg("seed", "datasets.{dataset}", "data_dir", "fv.n_shot", "fv.n_prompts", "fv.chunk", "prompts.batch_size"),
     script:

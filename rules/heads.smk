@@ -13,7 +13,7 @@ rule induction_scores:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("induction_scores"),
     params:
         cfg=cfg(
             "seed",

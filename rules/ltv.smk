@@ -18,7 +18,7 @@ rule ltv_train:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("ltv_train"),
     params:
         cfg=cfg(
             *LTV_QUERIES,
@@ -54,7 +54,7 @@ rule ltv_evaluate:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("ltv_evaluate"),
     params:
         cfg=cfg(
             *LTV_QUERIES,
@@ -105,7 +105,7 @@ rule ltv_mechanism:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("ltv_mechanism"),
     params:
         claims=rule_claims("ltv_mechanism"),
         cfg=cfg(
@@ -156,7 +156,7 @@ rule ltv_linear:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("ltv_linear"),
     params:
         cfg=cfg(*LTV_QUERIES, "datasets.{dataset}", "ltv.linear", "ltv.batch_size", "ltv.layer_stride"),
     script:
@@ -179,7 +179,7 @@ rule ltv_transfer:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=30,
+        runtime=job_runtime("ltv_transfer"),
     params:
         claims=rule_claims("ltv_transfer"),
         cfg=cfg(*LTV_QUERIES, "ltv.datasets", "ltv.batch_size", *[f"datasets.{d}" for d in LTV_DATASETS]),
@@ -203,7 +203,7 @@ rule ltv_composition:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=30,
+        runtime=job_runtime("ltv_composition"),
     params:
         claims=rule_claims("ltv_composition"),
         cfg=cfg(*LTV_QUERIES, "ltv.composition", "ltv.batch_size", f"datasets.{LTV_COMPOSITION['composed']}"),
@@ -225,7 +225,7 @@ rule ltv_peft:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("ltv_peft"),
     params:
         cfg=cfg(
             *LTV_QUERIES,

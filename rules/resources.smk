@@ -39,7 +39,7 @@ rule train_model:
     threads: train_threads
     resources:
         mem_mb=2048,
-        runtime=60,
+        runtime=job_runtime("train_model"),
     params:
         cfg=cfg("models.{model}.train", "data_dir"),
     script:

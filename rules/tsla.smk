@@ -75,7 +75,7 @@ rule tsla_ablation:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("tsla_ablation"),
     params:
         claims=rule_claims("tsla_ablation"),
         cfg=cfg(
@@ -115,7 +115,7 @@ rule tsla_perturbation:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("tsla_perturbation"),
     params:
         claims=rule_claims("tsla_perturbation"),
         cfg=cfg(
@@ -149,7 +149,7 @@ rule tsla_steering:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("tsla_steering"),
     params:
         claims=rule_claims("tsla_steering"),
         cfg=cfg(
@@ -232,7 +232,7 @@ rule tsla_steering_sweep:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("tsla_steering_sweep"),
     params:
         cfg=cfg("seed", "tsla.top_percent", "tsla.steer_sweep", "prompts.batch_size"),
     script:

@@ -18,7 +18,7 @@ rule yin_ablation:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=120,
+        runtime=job_runtime("yin_ablation"),
     params:
         cfg=cfg(
             "seed",
@@ -52,7 +52,7 @@ rule yin_addback:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=60,
+        runtime=job_runtime("yin_addback"),
     params:
         cfg=cfg(
             "seed",
@@ -88,7 +88,7 @@ rule yin_token_loss:
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
-        runtime=120,
+        runtime=job_runtime("yin_token_loss"),
     params:
         claims=rule_claims("yin_token_loss"),
         cfg=cfg(
