@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from .config import (artifact_models, checkpoint_models, dataset_size, deep_merge, ltv_sweep_layers, validate)
+from .counting import layer_groups, n_of_percent, sweep_layers
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = ROOT / "config" / "config.yaml"
@@ -237,24 +238,6 @@ def ltv_configurations(config: dict, model: str, dataset: str) -> list[str]:
 
 
 # ------------------------------------------------------------------ shared pieces of the library
-def n_of_percent(n_heads: int, percent: float) -> int:
-    """icl_heads.scores.n_of_percent (that module imports torch)."""
-    return max(1, int(math.ceil(n_heads * percent / 100.0 - 1e-9)))
-
-
-def layer_groups(n_layers: int, n_heads: int, chunk: int) -> list[tuple[int, int]]:
-    """icl_heads.fv.layer_groups (that module imports torch; tests/test_cost.py checks they agree)."""
-    per = max(1, chunk // n_heads)
-    n = -(-n_layers // per)
-    per = -(-n_layers // n)
-    return [(a, min(a + per, n_layers)) for a in range(0, n_layers, per)]
-
-
-def sweep_layers(n_layers: int, fractions) -> list[int]:
-    """icl_heads.yin.sweep_layers: round(f x L), clipped to [0, L - 1], without repeats."""
-    return sorted({min(n_layers - 1, max(0, int(round(f * n_layers)))) for f in fractions})
-
-
 def expected_first_layer(n_layers: int, n_heads: int, k: int) -> float:
     """E[lowest layer] of k heads drawn uniformly without replacement from L x H (a random head
     set, whose ablation `evaluate(share="layers")` starts at that layer): sum over l >= 1 of
@@ -394,15 +377,22 @@ def _random_first(L: int, H: int, k: int):
     return (expected_first_layer(L, H, k), 0)
 
 
+def _tsla_eval(c: _Ctx, d: str) -> tuple[float, float, float]:
+    """T5 / T6's held-out queries, their n-shot prompt length, and the tokens of the mean-z pass
+    over the score prompts (tsla.ablation mean; 0 otherwise)."""
+    ln = c.len(d)
+    n_score, n_eval = dataset_size(c.cfg, d, "n_score"), dataset_size(c.cfg, d, "n_eval")
+    T = ln.prompt(c.cfg["prompts"]["n_shot"])
+    fwd = ln.count("test", 0, n_score) * T if c.cfg["tsla"]["ablation"] == "mean" else 0.0
+    return ln.count("test", n_score, n_eval), T, fwd
+
+
 def _tsla_ablation(c: _Ctx, m: str, w: dict):
     """T5: mean z over the score prompts (tsla.ablation mean); evaluate(share="layers") on the eval
     prompts: per threshold TR, TL (and IH, DLA-TL at top_percent) and random sets, at every position."""
     L, H = c.shape(m)
-    t, p, d = c.cfg["tsla"], c.cfg["prompts"], w["dataset"]
-    ln = c.len(d)
-    n_score, n_eval = dataset_size(c.cfg, d, "n_score"), dataset_size(c.cfg, d, "n_eval")
-    n, T = ln.count("test", n_score, n_eval), ln.prompt(p["n_shot"])
-    fwd = ln.count("test", 0, n_score) * T if t["ablation"] == "mean" else 0.0
+    t = c.cfg["tsla"]
+    n, T, fwd = _tsla_eval(c, w["dataset"])
     conds = [None]
     for pct in t["threshold_sweep"]:
         top = pct == t["top_percent"]
@@ -415,11 +405,8 @@ def _tsla_ablation(c: _Ctx, m: str, w: dict):
 def _tsla_perturbation(c: _Ctx, m: str, w: dict):
     """T6: per perturbation, clean and the TR / TL sets ablated (the unperturbed runs come from T5)."""
     L, _ = c.shape(m)
-    t, p, d = c.cfg["tsla"], c.cfg["prompts"], w["dataset"]
-    ln = c.len(d)
-    n_score, n_eval = dataset_size(c.cfg, d, "n_score"), dataset_size(c.cfg, d, "n_eval")
-    n, T = ln.count("test", n_score, n_eval), ln.prompt(p["n_shot"])
-    fwd = ln.count("test", 0, n_score) * T if t["ablation"] == "mean" else 0.0
+    t = c.cfg["tsla"]
+    n, T, fwd = _tsla_eval(c, w["dataset"])
     per = evaluate_tokens(n, T, [None, (RANKED, 0), (RANKED, 0)], SHARES["tsla_perturbation"][0], L)
     return fwd + per * len(t["perturbations"]), 0.0
 

@@ -17,6 +17,7 @@ import sys
 import torch
 from tqdm import tqdm
 
+from .counting import layer_groups
 from .model import Batch, HeadPatch, HookedModel, RowHeadPatch, left_pad
 from .prompts import Prompt
 
@@ -43,15 +44,6 @@ def _answer_prob(logits: torch.Tensor, token: int) -> torch.Tensor:
     return torch.softmax(logits.double(), -1)[:, token]
 
 
-def layer_groups(n_layers: int, n_heads: int, chunk: int) -> list[tuple[int, int]]:
-    """Consecutive layer ranges [a, b) of near-equal size holding at most `chunk` heads each (at
-    least one layer): the rows of one final-step batch."""
-    per = max(1, chunk // n_heads)
-    n = -(-n_layers // per)
-    per = -(-n_layers // n)
-    return [(a, min(a + per, n_layers)) for a in range(0, n_layers, per)]
-
-
 def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Tensor, chunk: int = 64,
                    progress: bool = False, desc: str = "FV") -> torch.Tensor:
     """[P, L, H] rise in p(answer) when each head's mean z is patched in at N.
@@ -65,7 +57,8 @@ def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Ten
     residual; the final norm and unembedding then run once over every row of the prompt."""
     L, H = model.n_layers, model.n_heads
     groups = layer_groups(L, H, chunk)
-    last = {f"blocks.{L - 1}.hook_resid_post": "last"}
+    final = f"blocks.{L - 1}.hook_resid_post"   # the input of the final norm
+    last = {final: "last"}
     no_logits = torch.zeros(0, dtype=torch.long)
     out = torch.zeros(len(corrupted), L, H, dtype=torch.float64)
     for i, p in enumerate(tqdm(corrupted, desc=desc, file=sys.stderr, disable=not progress, unit="prompt")):
@@ -73,14 +66,14 @@ def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Ten
         prefix = model.prefix(b, b.input_ids.shape[1] - 1)
         clean = model.run(b, want=("block_out",), hooks=last, prefix=prefix, keep=no_logits)
         record = clean.extras["block_out"]
-        finals = [clean.hooks[next(iter(last))]]
+        finals = [clean.hooks[final]]
         for a, z in groups:
             hs = [(l, h) for l in range(a, z) for h in range(H)]
             k = len(hs)
             got = model.run(b.repeat_interleave(k), ivs=[RowHeadPatch(hs, means[a:z].reshape(k, -1))], hooks=last,
                             keep=no_logits, prefix=prefix.expand(k), consume_prefix=True,
                             replay=([o.expand(k, *o.shape[1:]) for o in record[:a]], a))
-            finals.append(got.hooks[next(iter(last))])
+            finals.append(got.hooks[final])
         probs = torch.cat([_answer_prob(model.logits_from_resid(f), p.answer_token) for f in
                            torch.cat(finals).split(max(chunk, 1))])
         out[i] = (probs[1:] - probs[0]).view(L, H)

@@ -5,9 +5,9 @@ space; w_y = effective unembedding of label token y (final-norm gain folded in).
 """
 from __future__ import annotations
 
-import math
-
 import torch
+
+from .counting import n_of_percent
 
 
 def label_basis(W_Y: torch.Tensor) -> torch.Tensor:
@@ -121,13 +121,6 @@ def ordinary_token_ids(tokenizer, vocab_size: int) -> torch.Tensor:
 
 
 # ------------------------------------------------------------------ rankings
-def n_of_percent(n_heads: int, percent: float) -> int:
-    """The one rounding rule for "the top k% of heads", everywhere in the project: the smallest
-    whole number of heads that is at least k% of them (ceil), and at least one. E.g. 2% of
-    576 heads (SmolLM2) = 11.52 -> 12; 2% of 72 heads (Gemma 3 270M) = 1.44 -> 2."""
-    return max(1, int(math.ceil(n_heads * percent / 100.0 - 1e-9)))
-
-
 def top_set(scores: torch.Tensor, percent: float) -> set[tuple[int, int]]:
     """Top `percent`% heads (`n_of_percent`) of a [L, H] score table as (layer, head) pairs;
     ties by (layer, head) index."""

@@ -171,11 +171,5 @@ def sweep_vector(v: torch.Tensor, scale, resid_rms: float) -> torch.Tensor:
     return v * (float(scale) * resid_rms / float(rms(v)))
 
 
-def sweep_layers(n_layers: int, fractions) -> list[int]:
-    """The injection layers of the add-back sweep: round(f x L) for each depth fraction f, clipped
-    to [0, L - 1], without repeats."""
-    return sorted({min(n_layers - 1, max(0, int(round(f * n_layers)))) for f in fractions})
-
-
 def progress(it, desc, enabled=True):
     return tqdm(it, desc=desc, file=sys.stderr, disable=not enabled)

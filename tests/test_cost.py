@@ -174,9 +174,14 @@ def test_fv_scoring_tokens_equal_the_metered_blocks_and_the_closed_form(hooked):
 
 @pytest.mark.parametrize("L,H,chunk", [(3, 4, 8), (32, 32, 128), (30, 9, 64), (18, 4, 64), (7, 5, 3), (2, 4, 1)])
 def test_layer_groups_are_the_fv_modules(L, H, chunk):
-    from icl_heads.fv import layer_groups
+    """The cost model counts FV's own batches (one function), and they tile the layers: contiguous,
+    every layer once, at most `chunk` heads a batch unless one layer alone has more."""
+    from icl_heads import fv
 
-    assert cost.layer_groups(L, H, chunk) == layer_groups(L, H, chunk)
+    assert cost.layer_groups is fv.layer_groups
+    groups = cost.layer_groups(L, H, chunk)
+    assert groups[0][0] == 0 and groups[-1][1] == L and all(a[1] == b[0] for a, b in zip(groups, groups[1:]))
+    assert all((b - a) * H <= chunk or b - a == 1 for a, b in groups)
 
 
 def test_ltv_training_forward_tokens_equal_the_metered_blocks(hooked):

@@ -141,7 +141,8 @@ def test_checkpoints_expand_into_models_of_their_own():
 def test_addback_sweep_scales_and_layers():
     """A relative scale a gives a vector whose RMS is a x the residual RMS; raw leaves it alone;
     layers are round(f L) clipped and deduplicated."""
-    from icl_heads.yin import rms, sweep_layers, sweep_vector
+    from icl_heads.counting import sweep_layers
+    from icl_heads.yin import rms, sweep_vector
 
     v = torch.tensor([3.0, -4.0, 0.0, 0.0])          # RMS = 5 / 2 = 2.5
     assert float(rms(v)) == 2.5

@@ -12,7 +12,8 @@ from icl_heads.io import load_tensors, write_csv
 from icl_heads.model import evaluate
 from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads.tsla import head_set_vector, top_heads
-from icl_heads.yin import resid_rms_at_final, rms, sweep_layers, sweep_vector
+from icl_heads.counting import sweep_layers
+from icl_heads.yin import resid_rms_at_final, rms, sweep_vector
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821

@@ -12,8 +12,9 @@ from icl_heads.config import job_seed
 from icl_heads.model import evaluate
 from icl_heads.io import write_csv
 from icl_heads.prompts import build_prompts
+from icl_heads.counting import sweep_layers
 from icl_heads.tsla import top_heads
-from icl_heads.yin import (add_back, function_vector, mean_head_outputs, ranked, resid_rms_at_final, rms, sweep_layers,
+from icl_heads.yin import (add_back, function_vector, mean_head_outputs, ranked, resid_rms_at_final, rms,
                            sweep_vector)
 from icl_heads.tsla import score_matrix
 
