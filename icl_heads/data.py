@@ -31,6 +31,7 @@ class TaskData:
     label_words: dict[str, str] | None = None
     source: str = "builtin"
     files: dict[str, str] = field(default_factory=dict)  # path or id -> sha256
+    test_fraction: float | None = None  # the share of examples split off as test queries, if split here
 
     @property
     def label_set(self) -> list[str]:
@@ -43,8 +44,11 @@ class TaskData:
         return self.splits[name]
 
     def provenance(self) -> dict:
-        return {"name": self.name, "source": self.source, "kind": self.kind, "files": self.files,
-                "n": {k: len(v) for k, v in self.splits.items()}}
+        out = {"name": self.name, "source": self.source, "kind": self.kind, "files": self.files,
+               "n": {k: len(v) for k, v in self.splits.items()}}
+        if self.test_fraction is not None:
+            out["test_fraction"] = self.test_fraction
+        return out
 
 
 def _sha(path: Path) -> str:
@@ -384,7 +388,9 @@ def _load(name: str, config: dict, data_dir: str | Path | None = None, hashes: b
         label_words = label_words or task.get("label_words")
         canon = json.dumps(task, sort_keys=True).encode()
         shas = {f"builtin:{entry.get('task', name)}": hashlib.sha256(canon).hexdigest()} if hashes else {}
-        splits = _split_one(rows, entry.get("test_fraction", 0.5), entry.get("split_seed", 0))
+        # a built-in task brings its own test fraction (icl_heads/builtin_data/<task>.json); the config's wins
+        fraction = entry.get("test_fraction", task.get("test_fraction", 0.5))
+        splits = _split_one(rows, fraction, entry.get("split_seed", 0))
         from_fraction = True
     elif src == "local":
         splits, shas = _read_local(name, entry, data_dir, hashes)
@@ -404,9 +410,10 @@ def _load(name: str, config: dict, data_dir: str | Path | None = None, hashes: b
         from_fraction = False
     else:
         raise ConfigError(f"config key `datasets.{name}.source` is {src!r}; use builtin, local, hub or prompt_set")
-    if "train" not in splits and entry.get("test_fraction"):
+    if "train" not in splits and entry.get("test_fraction", 0.5):
         only = next(iter(splits.values()))
-        splits = _split_one(only, entry["test_fraction"], entry.get("split_seed", 0))
+        fraction = entry.get("test_fraction", 0.5)
+        splits = _split_one(only, fraction, entry.get("split_seed", 0))
         from_fraction = True
     kind = kind or ("classification" if label_words else "generation")
     if kind == "classification":
@@ -435,4 +442,5 @@ def _load(name: str, config: dict, data_dir: str | Path | None = None, hashes: b
                             + ("set test_fraction strictly between 0 and 1" if from_fraction
                                else "give it a file with examples"))
     return TaskData(name=name, kind=kind, splits=splits, template=template,
-                    label_words=label_words if kind == "classification" else None, source=src, files=shas)
+                    label_words=label_words if kind == "classification" else None, source=src, files=shas,
+                    test_fraction=fraction if from_fraction else None)
