@@ -30,9 +30,9 @@ def tiny_config(**over) -> dict:
     """One model (shape given, never loaded) and built-in datasets whose examples are single words."""
     cfg = {"models": {"m": {"source": "local", "path": "/nonexistent", "shape": {"n_layers": 3, "n_heads": 4}}},
            "run_models": ["m"], "resources_dir": "/nonexistent-resources",
-           "datasets": {"topic_noun": {"source": "builtin"}, "capitalize": {"source": "builtin"},
+           "datasets": {"sentiment_lexicon": {"source": "builtin"}, "capitalize": {"source": "builtin"},
                         "lowercase": {"source": "builtin"}},
-           "classification_datasets": ["topic_noun"],
+           "classification_datasets": ["sentiment_lexicon"],
            "prompts": {"n_shot": 3, "n_score": 5, "n_eval": 7},
            "fv": {"scoring_tasks": ["capitalize"], "eval_tasks": ["lowercase"], "n_shot": 4, "n_prompts": 3,
                   "n_eval": 2, "chunk": 8}}
@@ -62,14 +62,14 @@ def test_cache_tokens_are_the_tokens_of_the_prompts_the_builder_makes(pset):
     from icl_heads.prompts import build_prompts
 
     cfg = tiny_config()
-    task = load_dataset("topic_noun", cfg)
+    task = load_dataset("sentiment_lexicon", cfg)
     words = {x for rows in task.splits.values() for r in rows for x in (r["input"], r["output"])}
     assert all(" " not in w for w in words)  # single words: every demonstration has the same tokens
     tok = word_tokenizer(sorted(words))
-    ps = prompt_set(cfg, pset, "topic_noun")
+    ps = prompt_set(cfg, pset, "sentiment_lexicon")
     prompts = build_prompts(task, tok, n_shot=ps.n_shot, start=ps.start, n_queries=ps.n, seed=0,
                             perturbation=ps.perturbation)
-    job = cost.job_cost(cfg, "cache", {"model": "m", "dataset": "topic_noun", "pset": pset},
+    job = cost.job_cost(cfg, "cache", {"model": "m", "dataset": "sentiment_lexicon", "pset": pset},
                         tokens=cost.TokenizerCounter(tok))
     assert job.forward == sum(len(p.input_ids) for p in prompts) > 0
     assert job.backward == 0
@@ -229,7 +229,7 @@ def test_shape_from_config_json_then_the_shape_key_then_the_train_block(tmp_path
 
 
 def test_runtime_has_a_floor_and_scales_linearly_with_tokens():
-    w = {"model": "m", "dataset": "topic_noun", "pset": "eval"}
+    w = {"model": "m", "dataset": "sentiment_lexicon", "pset": "eval"}
     small, big = tiny_config(prompts={"n_eval": 10}), tiny_config(prompts={"n_eval": 40})
     assert cost.runtime_minutes(small, "cache", w) == small["cost"]["min_minutes"] == 10
     assert cost.predicted_minutes(big, "cache", w) == pytest.approx(4 * cost.predicted_minutes(small, "cache", w))

@@ -18,6 +18,14 @@ from icl_heads.errors import ConfigError
 from tiny_run import snakemake, tiny_config, write_config
 
 
+def split_sizes(name: str) -> dict[str, int]:
+    """Examples per split of the built-in task `name` as the default config splits it."""
+    return datamod.peek_dataset(name, {"datasets": {name: {"source": "builtin"}}})
+
+
+SENT = split_sizes("sentiment_lexicon")  # {"train": 115, "test": 345} (icl_heads/builtin_data)
+
+
 def base(tmp_path=None) -> dict:
     """config/config.yaml cut down to SmolLM2 on sentiment_lexicon (70 train / 70 test
     examples), no Paper B or C; local datasets read tmp_path/data."""
@@ -110,16 +118,18 @@ def test_two_raw_labels_with_one_word_are_refused(tmp_path):
 # ------------------------------------------------------------------ 3. n_score + n_eval > test split
 def test_eval_set_longer_than_the_test_split_is_refused():
     cfg = base()
-    cfg["prompts"].update(n_score=30, n_eval=50)  # sentiment_lexicon: 70 test examples
+    n_eval = SENT["test"] - 30 + 1
+    cfg["prompts"].update(n_score=30, n_eval=n_eval)
     msg = refused(cfg)
     assert starts_with_key(msg, "prompts.n_eval")
-    assert "30 + 50 = 80" in msg and "has 70 examples" in msg and "at most 40" in msg
+    assert f"30 + {n_eval} = {SENT['test'] + 1}" in msg and f"has {SENT['test']} examples" in msg
+    assert f"at most {SENT['test'] - 30}" in msg
     assert "sentiment_lexicon" in msg
 
 
 def test_eval_set_that_just_fits_passes():
     cfg = base()
-    cfg["prompts"].update(n_score=30, n_eval=40)
+    cfg["prompts"].update(n_score=30, n_eval=SENT["test"] - 30)
     cfgmod.check_data(cfgmod.validate(cfg))
 
 
@@ -134,41 +144,43 @@ def test_generation_task_in_classification_datasets_is_refused():
 
 def test_n_shot_larger_than_the_train_split_is_refused():
     cfg = base()
-    cfg["prompts"]["n_shot"] = 71
+    cfg["prompts"]["n_shot"] = SENT["train"] + 1
     msg = refused(cfg)
     assert starts_with_key(msg, "prompts.n_shot")
-    assert "70 examples in its train split" in msg and "at most 70" in msg
+    assert f"{SENT['train']} examples in its train split" in msg and f"at most {SENT['train']}" in msg
 
 
 def test_n_score_larger_than_the_test_split_is_refused():
     cfg = base()
-    cfg["prompts"].update(n_score=80, n_eval=5)
+    cfg["prompts"].update(n_score=SENT["test"] + 10, n_eval=5)
     msg = refused(cfg)
-    assert starts_with_key(msg, "prompts.n_score") and "has 70 examples" in msg
+    assert starts_with_key(msg, "prompts.n_score") and f"has {SENT['test']} examples" in msg
 
 
 def test_fv_and_ltv_sizes_name_their_keys():
     cfg = base()
-    # capitalize: 35 train / 35 test; antonym: 35 / 35; country_capital 49 / 49
-    cfg["fv"].update(scoring_tasks=["capitalize"], eval_tasks=["antonym"], n_shot=36, n_prompts=5, n_eval=3)
+    cap, ant, capital = split_sizes("capitalize"), split_sizes("antonym"), split_sizes("country_capital")
+    cfg["fv"].update(scoring_tasks=["capitalize"], eval_tasks=["antonym"], n_shot=max(cap["train"], ant["train"]) + 1,
+                     n_prompts=5, n_eval=3)
     msg = refused(copy.deepcopy(cfg))
     assert starts_with_key(msg, "fv.n_shot")
     assert "'capitalize' (fv.scoring_tasks)" in msg and "'antonym' (fv.eval_tasks)" in msg
-    cfg["fv"].update(n_shot=4, n_eval=36)
+    cfg["fv"].update(n_shot=4, n_eval=ant["test"] + 1)
     assert starts_with_key(refused(copy.deepcopy(cfg)), "fv.n_eval")
-    cfg["fv"].update(n_eval=3, n_prompts=40)
+    cfg["fv"].update(n_eval=3, n_prompts=cap["test"] + 1)
     assert starts_with_key(refused(copy.deepcopy(cfg)), "fv.n_prompts")
     cfg["fv"].update(scoring_tasks=[], eval_tasks=[])
-    cfg["ltv"].update(datasets=["country_capital"], n_train=49, n_eval=4, n_shot=4, composition={"tasks": []})
+    cfg["ltv"].update(datasets=["country_capital"], n_train=capital["test"], n_eval=4, n_shot=4,
+                      composition={"tasks": []})
     msg = refused(copy.deepcopy(cfg))
-    assert starts_with_key(msg, "ltv.n_train") and "at most 48" in msg
-    cfg["ltv"].update(n_train=8, n_shot=50)
+    assert starts_with_key(msg, "ltv.n_train") and f"at most {capital['test'] - 1}" in msg
+    cfg["ltv"].update(n_train=8, n_shot=capital["train"] + 1)
     assert starts_with_key(refused(cfg), "ltv.n_shot")
 
 
 def test_every_problem_is_listed_each_on_a_line_of_its_own():
     cfg = base()
-    cfg["prompts"].update(n_shot=71, n_score=30, n_eval=50)
+    cfg["prompts"].update(n_shot=SENT["train"] + 1, n_score=30, n_eval=SENT["test"])
     lines = refused(cfg).splitlines()
     assert [line.split("`")[1] for line in lines] == ["prompts.n_shot", "prompts.n_eval"]
 
@@ -289,13 +301,14 @@ def test_a_dataset_sets_its_own_sizes():
     from icl_heads.cache import prompt_set
 
     cfg = cfgmod.load(ROOT / "config" / "config.yaml")
-    cfg["prompts"]["n_eval"] = 60                          # 30 + 60 > the built-ins' 70 test queries
+    n_eval = SENT["test"] - 30 + 20                       # 30 + n_eval > sentiment_lexicon's test queries
+    cfg["prompts"]["n_eval"] = n_eval
     with pytest.raises(ConfigError, match=r"datasets\.sentiment_lexicon\.sizes\.n_eval"):
         cfgmod.check_data(cfg)
     for d in cfg["classification_datasets"]:
         cfg["datasets"][d]["sizes"] = {"n_eval": 40, "ltv_n_train": 5}
     cfgmod.check_data(cfg)
-    assert prompt_set(cfg, "eval", "sentiment_lexicon").n == 40 and prompt_set(cfg, "eval").n == 60
+    assert prompt_set(cfg, "eval", "sentiment_lexicon").n == 40 and prompt_set(cfg, "eval").n == n_eval
     assert prompt_set(cfg, "score", "sentiment_lexicon").n == cfg["prompts"]["n_score"]
     assert cfgmod.dataset_sizes(cfg, "sentiment_lexicon")["ltv_n_train"] == 5
     assert cfgmod.dataset_sizes(cfg, "country_capital")["ltv_n_train"] == cfg["ltv"]["n_train"]
@@ -310,7 +323,7 @@ def test_dry_run_refuses_naming_the_key_and_creates_nothing(case, tmp_path):
     cfg["data_dir"] = str(tmp_path / "data")
     (tmp_path / "data").mkdir()
     if case == "n_eval":
-        cfg["prompts"].update(n_score=30, n_eval=50)
+        cfg["prompts"].update(n_score=30, n_eval=SENT["test"])
         key = "prompts.n_eval"
     else:
         (tmp_path / "data" / "t.csv").write_text("sentence,label\n" + "".join(f"w{i},{i % 2}\n" for i in range(40)))
