@@ -58,6 +58,16 @@ def _zipf(word: str, lang: str = "en") -> float:
     return _package("wordfreq").zipf_frequency(word, lang)
 
 
+def _hand_then_frequent(chosen: dict, hand, n: int, task: str, what: str) -> list[str]:
+    """Every hand-listed word, then the most frequent package-chosen words up to n in all, in
+    frequency order; SystemExit if fewer than n."""
+    extra = n - len(hand)
+    keep = [w for w in _by_frequency(set(chosen) | set(hand)) if w in hand or (w in chosen and (extra := extra - 1) >= 0)]
+    if len(keep) < n:
+        raise SystemExit(f"{task}: only {len(keep)} {what}")
+    return keep
+
+
 def _by_frequency(words, lang: str = "en") -> list[str]:
     return sorted(words, key=lambda w: (-_zipf(w, lang), w))
 
@@ -427,11 +437,7 @@ def _present_past() -> dict:
             if _zipf(w) - _zipf(ing) > PAST_MAX_GAP or _zipf(w) - _zipf(past[0]) > PAST_MAX_GAP:
                 continue
         chosen[w] = past[0]
-    order = _by_frequency(set(chosen) | set(hand))
-    extra = PAST_N - len(hand)
-    keep = [w for w in order if w in hand or (w in chosen and (extra := extra - 1) >= 0)]
-    if len(keep) < PAST_N:
-        raise SystemExit(f"present_past: only {len(keep)} verbs")
+    keep = _hand_then_frequent(chosen, hand, PAST_N, "present_past", "verbs")
     return {
         "kind": "generation",
         "description": "Give the simple past tense of an English verb.",
@@ -516,11 +522,7 @@ def _singular_plural() -> dict:
         if "VERB" in lemmas and _zipf(w) - _zipf(_inflect(w, "VBD")[0]) < PLURAL_VERB_GAP:
             continue
         chosen[w] = p
-    order = _by_frequency(set(chosen) | set(hand))
-    extra = PLURAL_N - len(hand)
-    keep = [w for w in order if w in hand or (w in chosen and (extra := extra - 1) >= 0)]
-    if len(keep) < PLURAL_N:
-        raise SystemExit(f"singular_plural: only {len(keep)} nouns")
+    keep = _hand_then_frequent(chosen, hand, PLURAL_N, "singular_plural", "nouns")
     return {
         "kind": "generation",
         "description": "Give the plural of an English noun.",
