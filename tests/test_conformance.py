@@ -734,14 +734,22 @@ def test_shared_evaluation_equals_a_pass_per_condition(tid):
     g = torch.Generator().manual_seed(11)
     prompts = [Prompt(index=i, text="", input_ids=r, answer="", answer_token=22) for i, r in enumerate(ROWS)]
     adds = {f"add{l}": [ResidAdd(l, torch.randn(D, generator=g) * 3)] for l in range(L)}
-    mixed = {**adds, "ablate": [HeadAblation([(1, 2), (2, 0)], "zero")], "clean": []}
+    # conditions that start at the same block run stacked in one pass: two more additions at
+    # every layer, a second ablation starting at block 1, and one that frozen-norm families
+    # rescale (its per-pass state must stay its own)
+    same = {f"add{l}_{i}": [ResidAdd(l, torch.randn(D, generator=g) * 3)] for l in range(L) for i in range(2)}
+    mixed = {**adds, **same, "ablate": [HeadAblation([(1, 2), (2, 0)], "zero")],
+             "ablate2": [HeadAblation([(1, 0)], "zero")], "clean": []}
     for conds in (adds, mixed):
-        alone = evaluate(h, prompts, [22, 13], conds, share="none", batch_size=2)
-        for share in ("layers", "columns", "both"):
-            got = evaluate(h, prompts, [22, 13], conds, share=share, batch_size=2)
-            for k in conds:
-                close(got[k].logp_answer, alone[k].logp_answer, msg=f"{share}: {k}")
-                close(got[k].logp_label_set, alone[k].logp_label_set, msg=f"{share}: {k} label set")
+        alone = evaluate(h, prompts, [22, 13], conds, share="none", batch_size=2, stack_rows=1)
+        for share in ("none", "layers", "columns", "both"):
+            for stack in (1, 4, 64):
+                if share == "none" and stack == 1:
+                    continue
+                got = evaluate(h, prompts, [22, 13], conds, share=share, batch_size=2, stack_rows=stack)
+                for k in conds:
+                    close(got[k].logp_answer, alone[k].logp_answer, msg=f"{share}, stack {stack}: {k}")
+                    close(got[k].logp_label_set, alone[k].logp_label_set, msg=f"{share}, stack {stack}: {k} label set")
     moved = max((evaluate(h, prompts, None, {k: c}, share="none")[k].logp_answer
                  - evaluate(h, prompts, None, {"clean": []}, share="none")["clean"].logp_answer).abs().max() for k, c in adds.items())
     assert moved > 1e-3  # the additions change the answer's probability
