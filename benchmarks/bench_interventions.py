@@ -5,7 +5,9 @@ the workflow runs them, against
 - the floor: the raw forward passes the conditions need if nothing is shared, i.e. one plain
   Hugging Face forward pass per prompt and condition (batched and length-sorted like ours, no
   hooks, logits of N only), timed here;
-- the same loop with share="none" (every condition its own full pass, with its hooks).
+- the same loop with share="none" (every condition its own full pass, with its hooks);
+- the same sharing with stack_rows=1 (conditions that start at the same block one by one
+  instead of stacked into one pass).
 
 A ratio above 1 means ours is faster than the raw passes it replaces.
 
@@ -52,6 +54,9 @@ def artifacts(model, seed: int = 0) -> dict:
             {"clean": [], **{f"late{i}": [ablation(random_heads(L, H, k, i, exclude=late), "zero")] for i in range(3)},
              **{f"any{i}": [ablation(random_heads(L, H, k, 100 + i), "zero")] for i in range(3)}}, "layers"),
         "T7 (additions at N of L/2)": ({"clean": [], **{f"v{i}": [ResidAdd(L // 2, vec())] for i in range(6)}}, "both"),
+        "T7 sweep (20 vectors at N of L/4, L/2, 3L/4)": (
+            {"clean": [], **{f"v{l}_{i}": [ResidAdd(l, vec())] for l in (L // 4, L // 2, 3 * L // 4) for i in range(20)}},
+            "both"),
         "Y7 (additions at N of L/3)": ({"clean": [], **{f"v{i}": [ResidAdd(L // 3, vec())] for i in range(6)}}, "both"),
         "L1 (additions at N, layers 0..L-1)": (
             {"clean": [], **{f"l{l}": [ResidAdd(l, vec())] for l in range(0, L, max(1, L // 6))}}, "both"),
@@ -91,10 +96,11 @@ def main():
     for name, (conds, share) in artifacts(model).items():
         t_ours = timed(lambda: evaluate(model, prompts, labs, conds, share=share, batch_size=a.batch_size))
         t_none = timed(lambda: evaluate(model, prompts, labs, conds, share="none", batch_size=a.batch_size))
+        t_alone = timed(lambda: evaluate(model, prompts, labs, conds, share=share, batch_size=a.batch_size, stack_rows=1))
         floor = t_raw * len(conds)
         print(f"{name}: {len(conds)} conditions; ours (share={share}) {t_ours:.2f} s, every condition a full pass "
               f"{t_none:.2f} s, floor ({len(conds)} raw passes) {floor:.2f} s; ratio floor / ours = {floor / t_ours:.2f}x, "
-              f"full passes / ours = {t_none / t_ours:.2f}x")
+              f"full passes / ours = {t_none / t_ours:.2f}x, unstacked ({t_alone:.2f} s) / ours = {t_alone / t_ours:.2f}x")
 
 
 if __name__ == "__main__":
