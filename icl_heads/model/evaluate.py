@@ -99,10 +99,6 @@ class _SubPass:
         return getattr(self._run, name)
 
 
-def _stack_batch(b, k: int):
-    return b.repeat_interleave(k) if k > 1 else b
-
-
 def _first_column(cond, batch) -> int:
     T = batch.input_ids.shape[1]
     if not cond:
@@ -155,16 +151,19 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
                 part = names[s0:s0 + per]
                 k = len(part)
                 ivs = [iv if k == 1 else _Rows(iv, j, k) for j, name in enumerate(part) for iv in resolved[name]]
-                sb = _stack_batch(b, k)
-                pre = prefix.repeat_interleave(k) if prefix is not None and k > 1 else prefix
+                sb, pre, replay = b, prefix, None
+                if k > 1:
+                    sb, pre = b.repeat_interleave(k), prefix and prefix.repeat_interleave(k)
                 if share in ("layers", "both"):
-                    rep = outs[first - 1].repeat_interleave(k, 0) if k > 1 and first > 0 else (outs[first - 1] if first > 0 else None)
-                    logits = model.run(sb, want=("logits",), ivs=ivs, replay=([rep] * first, first), prefix=pre,
-                                       consume_prefix=pre is not prefix).logits
-                else:
-                    logits = model.run(sb, want=("logits",), ivs=ivs, prefix=pre, consume_prefix=pre is not prefix).logits
+                    # a replayed block ignores its input: only block first - 1's record feeds block first
+                    last = outs[first - 1] if first > 0 else None
+                    if last is not None and k > 1:
+                        last = last.repeat_interleave(k, 0)
+                    replay = ([last] * first, first)
+                logits = model.run(sb, want=("logits",), ivs=ivs, replay=replay, prefix=pre,
+                                   consume_prefix=pre is not prefix).logits
                 for j, name in enumerate(part):
-                    _record(logits[j::k] if k > 1 else logits, name, rows, ans, labs, args, pas, lpa, lps)
+                    _record(logits[j::k], name, rows, ans, labs, args, pas, lpa, lps)
     answers = torch.tensor([p.answer_token for p in prompts])
     out = {}
     for name in conditions:
