@@ -50,8 +50,9 @@ def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Ten
 
     Per prompt: the prefix (tokens 0..N-1) runs once into a key/value cache, and the clean final
     step records every block's output at N. Every head's patched final step then runs in
-    batches of rows, one head per row, over that one cache broadcast to all rows (views, no
-    copies). A batch holds the heads of layers a..b-1 (at most `chunk` rows) and starts at
+    batches of rows, one head per row, as branches of that one cache (`run(branches=True)`:
+    the rows are columns of one sequence at position N, each attending to the prefix and itself,
+    so no row copies the cache). A batch holds the heads of layers a..b-1 (at most `chunk` rows) and starts at
     block a from the clean record (blocks below a see exactly the clean inputs), so a head of
     layer l costs blocks a..L-1 rather than the whole model. The batches stop at the final
     residual; the final norm and unembedding then run once over every row of the prompt."""
@@ -71,7 +72,7 @@ def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Ten
             hs = [(l, h) for l in range(a, z) for h in range(H)]
             k = len(hs)
             got = model.run(b.repeat_interleave(k), ivs=[RowHeadPatch(hs, means[a:z].reshape(k, -1))], hooks=last,
-                            keep=no_logits, prefix=prefix.expand(k), consume_prefix=True,
+                            keep=no_logits, prefix=prefix, branches=True,
                             replay=([o.expand(k, *o.shape[1:]) for o in record[:a]], a))
             finals.append(got.hooks[final])
         probs = torch.cat([_answer_prob(model.logits_from_resid(f), p.answer_token) for f in

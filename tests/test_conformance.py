@@ -160,7 +160,7 @@ for _par in (True, False):
 KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 CHECKS = ("heads_sum", "zero_ablation", "frozen_ablation", "weights", "head_patch", "resid_add", "prefix", "left_padding", "zgrad",
-          "unembed", "replay", "fv_fast", "shared_eval")
+          "unembed", "replay", "fv_fast", "shared_eval", "branches")
 
 
 def supported_families() -> list[str]:
@@ -753,3 +753,56 @@ def test_shared_evaluation_equals_a_pass_per_condition(tid):
     moved = max((evaluate(h, prompts, None, {k: c}, share="none")[k].logp_answer
                  - evaluate(h, prompts, None, {"clean": []}, share="none")["clean"].logp_answer).abs().max() for k, c in adds.items())
     assert moved > 1e-3  # the additions change the answer's probability
+
+
+@pytest.mark.parametrize("tid", _params("branches"))
+def test_branches_equal_a_full_pass_per_row(tid):
+    """13. run(rows, prefix=one row's prefix, branches=True): rows that share every column but the
+    last, run as columns of one sequence under a 4-D mask == one plain full pass per row, with a
+    different final token per row, a per-row head patch and an addition at one layer, a replay of
+    the blocks below it, and the prefix's row left padded (the mask must hide the padding and,
+    for the sliding-window families, the columns outside the window). The prefix is left as it
+    was (reusable), and a wrong call is refused."""
+    h = hooked(tid)
+    g = torch.Generator().manual_seed(3)
+    for row, pad in ((ROWS[0], 0), (ROWS[1], 3)):
+        ids = [0] * pad + row
+        mask = [0] * pad + [1] * len(row)
+        finals = [row[-1], 7, 40, 3]
+        k = len(finals)
+        rows = torch.tensor([ids[:-1] + [t] for t in finals])
+        b = Batch(rows, torch.tensor([mask] * k))
+        one = Batch(rows[:1], torch.tensor([mask]))
+        T = rows.shape[1]
+        heads = [(0, 1), (1, 0), (L - 1, H - 1), (1, 2)]
+        vals = torch.randn(k, DH, generator=g) * 2
+        vec = torch.randn(k, D, generator=g)
+        ivs = [RowHeadPatch(heads, vals), ResidAdd(1, vec)]
+        want = ("logits", "z", "resid")
+        ref = [h.run(Batch(rows[i:i + 1], torch.tensor([mask])), want=want,
+                     ivs=[RowHeadPatch(heads[i:i + 1], vals[i:i + 1]), ResidAdd(1, vec[i:i + 1])])
+               for i in range(k)]
+        p = h.prefix(one, T - 1)
+        keys = [layer.keys.clone() for layer in p.cache.layers]
+        for attempt in range(2):
+            got = h.run(b, want=want, ivs=ivs, prefix=p, branches=True)
+            for name in want:
+                close(getattr(got, name), torch.cat([getattr(r, name) for r in ref]),
+                      msg=f"pad {pad}, run {attempt}: {name}")
+        for layer, before in zip(p.cache.layers, keys):
+            assert torch.equal(layer.keys, before), "branches changed the shared prefix"
+        # the blocks below 1 replayed from a clean pass of the shared final column give the same
+        clean = h.run(one, want=("block_out",), prefix=p, keep=torch.zeros(0, dtype=torch.long))
+        rec = [o.expand(k, *o.shape[1:]) for o in clean.extras["block_out"][:1]]
+        same = Batch(rows[:1].expand(k, -1), torch.tensor([mask] * k))
+        above = [(1, 0), (L - 1, H - 1), (1, 2), (2, 1)]   # heads of layers >= 1: the replay below 1 keeps them
+        got = h.run(same, ivs=[RowHeadPatch(above, vals), ResidAdd(1, vec)], prefix=p, branches=True, replay=(rec, 1))
+        close(got.logits, torch.cat([h.run(one, ivs=[RowHeadPatch(above[i:i + 1], vals[i:i + 1]),
+                                                    ResidAdd(1, vec[i:i + 1])]).logits for i in range(k)]),
+              msg=f"pad {pad}: replay below block 1")
+    with pytest.raises(ValueError, match="share every column"):
+        h.run(Batch(torch.tensor([ROWS[0], ROWS[0][::-1]])), prefix=h.prefix(Batch(torch.tensor([ROWS[0]])), 8),
+              branches=True)
+    with pytest.raises(ValueError, match="attention patterns"):
+        h.run(Batch(torch.tensor([ROWS[0]] * 2)), want=("attn",), prefix=h.prefix(Batch(torch.tensor([ROWS[0]])), 8),
+              branches=True)

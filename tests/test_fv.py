@@ -51,8 +51,12 @@ def test_row_head_patch_sets_one_head_per_row(tiny_hooked):
 
 
 def test_fast_fv_scores_are_exact_in_float64(tiny_hooked):
-    """In float64 the fast path and the per-head loop agree to rounding (1e-12): the float32
-    differences of a few 1e-6 seen on real models are rounding, not approximation."""
+    """In float64 the fast path and the per-head loop agree to rounding: the float32
+    differences of a few 1e-6 seen on real models are rounding, not approximation. (1e-9, not
+    1e-12: the fast path's branches compute q.k in a [k, N + k] matmul rather than k [1, N] ones,
+    and transformers' eager softmax rounds its float64 scores to float32, so the two agree to
+    float32 rounding of the attention weights, ~1e-7 relative; an error of the method would be
+    of the size of the scores.)"""
     from icl_heads.model import HookedModel
 
     h = HookedModel(tiny_hooked.model.double(), tiny_hooked.tokenizer, name=tiny_hooked.name)
@@ -63,4 +67,4 @@ def test_fast_fv_scores_are_exact_in_float64(tiny_hooked):
     ref = fv_scores_reference(h, corrupted, means)
     assert ref.abs().max() > 1e-4
     for chunk in (3, 100):
-        torch.testing.assert_close(fv_scores_fast(h, corrupted, means, chunk=chunk).double(), ref, atol=1e-12, rtol=0)
+        torch.testing.assert_close(fv_scores_fast(h, corrupted, means, chunk=chunk).double(), ref, atol=1e-9, rtol=0)
