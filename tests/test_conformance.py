@@ -758,7 +758,8 @@ def test_shared_evaluation_equals_a_pass_per_condition(tid):
 @pytest.mark.parametrize("tid", _params("branches"))
 def test_branches_equal_a_full_pass_per_row(tid):
     """13. run(rows, prefix=one row's prefix, branches=True): rows that share every column but the
-    last, run as columns of one sequence under a 4-D mask == one plain full pass per row, with a
+    last, run as columns of one sequence under a 4-D mask == one plain full pass per row (and
+    the same for two left-padded prompts with k branches each), with a
     different final token per row, a per-row head patch and an addition at one layer, a replay of
     the blocks below it, and the prefix's row left padded (the mask must hide the padding and,
     for the sliding-window families, the columns outside the window). The prefix is left as it
@@ -800,6 +801,25 @@ def test_branches_equal_a_full_pass_per_row(tid):
         close(got.logits, torch.cat([h.run(one, ivs=[RowHeadPatch(above[i:i + 1], vals[i:i + 1]),
                                                     ResidAdd(1, vec[i:i + 1])]).logits for i in range(k)]),
               msg=f"pad {pad}: replay below block 1")
+    # two prompts of different lengths, left padded, k branches each (rows r * k + j)
+    b2 = batch()
+    T = b2.input_ids.shape[1]
+    finals = [7, 40, 3]
+    k = len(finals)
+    rows = torch.cat([torch.cat([b2.input_ids[r:r + 1, :-1].expand(k, -1), torch.tensor(finals)[:, None]], 1)
+                      for r in range(2)])
+    masks = b2.attention_mask.repeat_interleave(k, 0)
+    heads = [(0, 1), (1, 0), (L - 1, H - 1)] * 2
+    vals = torch.randn(2 * k, DH, generator=g) * 2
+    vec = torch.randn(2 * k, D, generator=g)
+    got = h.run(Batch(rows, masks), want=("logits", "z"), ivs=[RowHeadPatch(heads, vals), ResidAdd(1, vec)],
+                prefix=h.prefix(b2, T - 1), branches=True)
+    for i in range(2 * k):
+        keep = masks[i].bool()
+        ref = h.run(Batch(rows[i:i + 1, keep]), want=("logits", "z"),
+                    ivs=[RowHeadPatch(heads[i:i + 1], vals[i:i + 1]), ResidAdd(1, vec[i:i + 1])])
+        close(got.logits[i:i + 1], ref.logits, msg=f"two prompts, row {i}: logits")
+        close(got.z[i:i + 1], ref.z, msg=f"two prompts, row {i}: z")
     with pytest.raises(ValueError, match="share every column"):
         h.run(Batch(torch.tensor([ROWS[0], ROWS[0][::-1]])), prefix=h.prefix(Batch(torch.tensor([ROWS[0]])), 8),
               branches=True)

@@ -22,7 +22,10 @@ the same first touched block) run stacked: one pass over the batch repeated k ti
 r * k + j being prompt r under condition j, each condition's interventions acting on its own
 rows only (`stack_rows` caps B * k). Stacking computes exactly the blocks and columns the
 conditions would compute one by one, in fewer, larger operations: the one-column passes of a
-steering sweep are dominated by per-operation overhead, not arithmetic.
+steering sweep are dominated by per-operation overhead, not arithmetic. Stacked conditions that
+change only the final column over a shared prefix run as branches of it
+(`HookedModel.run(branches=True)`): the k rows of a prompt read its cached keys and values
+without copying them.
 """
 from __future__ import annotations
 
@@ -152,8 +155,11 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
                 k = len(part)
                 ivs = [iv if k == 1 else _Rows(iv, j, k) for j, name in enumerate(part) for iv in resolved[name]]
                 sb, pre, replay = b, prefix, None
+                # stacked conditions that change only the final column run as branches of the one
+                # prefix (no per-row copy of its keys and values); others copy the prefix per row
+                branch = k > 1 and prefix is not None and prefix.start == b.input_ids.shape[1] - 1
                 if k > 1:
-                    sb, pre = b.repeat_interleave(k), prefix and prefix.repeat_interleave(k)
+                    sb, pre = b.repeat_interleave(k), (prefix if branch else prefix and prefix.repeat_interleave(k))
                 if share in ("layers", "both"):
                     # a replayed block ignores its input: only block first - 1's record feeds block first
                     last = outs[first - 1] if first > 0 else None
@@ -161,7 +167,7 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
                         last = last.repeat_interleave(k, 0)
                     replay = ([last] * first, first)
                 logits = model.run(sb, want=("logits",), ivs=ivs, replay=replay, prefix=pre,
-                                   consume_prefix=pre is not prefix).logits
+                                   consume_prefix=pre is not prefix, branches=branch).logits
                 for j, name in enumerate(part):
                     _record(logits[j::k], name, rows, ans, labs, args, pas, lpa, lps)
     answers = torch.tensor([p.answer_token for p in prompts])

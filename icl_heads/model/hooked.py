@@ -128,9 +128,13 @@ WANTS = {"logits", "heads", "z", "attn", "attn_full", "resid", "block_out", "cac
 _WIDTH = {"last": 0, "last_row": 1, "all": 2}   # what a capture keeps: column -1, a pattern's row -1, everything
 
 
-def _rows_to_cols(y):
-    """A hook action's result on the rows view [k, 1, ...] back as the pass's [1, k, ...] (None stays None)."""
-    return None if y is None else y.transpose(0, 1)
+def _branch_action(f, x):
+    """Hook action f of a branches pass: f sees the pass's [B, k, ...] as B * k rows [B * k, 1, ...]
+    (a view where x is contiguous), and its result (or the view, which f may have changed in
+    place) goes back as [B, k, ...]."""
+    v = x.reshape(x.shape[0] * x.shape[1], 1, *x.shape[2:])
+    y = f(v)
+    return (v if y is None else y).reshape(x.shape)
 
 
 class _Replay(nn.Module):
@@ -445,11 +449,12 @@ class HookedModel:
         of columns < prefix.start; the pass computes only the later columns (copied unless
         consume_prefix). replay: (block_out, first): blocks < first return their recorded
         outputs instead of running. grad: autograd on (logits stay on the model's device).
-        branches: the rows are k continuations of one prompt's prefix (a one-row `prefix` of
-        columns < T - 1) by their final column; they run as k columns of that one row, all at
-        position T - 1, each attending to the prefix and to itself only (a 4-D mask), so the
-        prefix's keys and values are read once by every row instead of being copied per row.
-        Interventions, reads and `replay` see the rows as rows, as without branches.
+        branches: `prefix` holds columns < T - 1 of B prompts, and the batch's B * k rows are k
+        continuations of each by their final column (rows r * k .. r * k + k - 1 continue prompt
+        r); they run as k columns of the prompt's row, all at position T - 1, each attending to
+        the prefix and to itself only (a 4-D mask), so the prefix's keys and values are read by
+        every row instead of being copied per row. Interventions, reads and `replay` see the
+        rows as rows, as without branches.
         Everything else comes back on the CPU."""
         want = set(want)
         unknown = want - WANTS
@@ -505,12 +510,12 @@ class HookedModel:
         if prefix is not None:
             kw["cache"] = prefix.cache if consume_prefix else _fork(prefix.cache)
         if branches:
-            k = self._branch_check(batch, want, reads, keep, prefix)
-            kw.update(self._branch_inputs(batch, prefix, k, keep is None and "logits" in want))
-            for p in actions:   # the hooks see [1, k, ...]; interventions and reads see rows
-                actions[p] = [lambda x, f=f: _rows_to_cols(f(x.transpose(0, 1))) for f in actions[p]]
+            n_p, k = self._branch_check(batch, want, reads, keep, prefix)
+            kw.update(self._branch_inputs(batch, prefix, n_p, k, keep is None and "logits" in want))
+            for p in actions:   # the hooks see [B, k, ...]; interventions and reads see B * k rows
+                actions[p] = [lambda x, f=f: _branch_action(f, x) for f in actions[p]]
             if replay is not None:
-                replay = ([o.transpose(0, 1) for o in replay[0]], replay[1])
+                replay = ([o.reshape(n_p, k, *o.shape[2:]) for o in replay[0]], replay[1])
         handles = self._install(actions)
         swapped = []
         try:
@@ -522,7 +527,7 @@ class HookedModel:
             with (contextlib.nullcontext() if grad else torch.no_grad()):
                 out = self.model(**kw)
             if branches and out.logits is not None:
-                out.logits = out.logits.transpose(0, 1)   # [k, 1, V]: row r's final column
+                out.logits = out.logits.reshape(-1, 1, out.logits.shape[-1])   # [B * k, 1, V]: each row's final column
         finally:
             for h in handles:
                 h.remove()
@@ -530,31 +535,41 @@ class HookedModel:
                 self._blocks[l] = self.layers[l]
         return self._collect(out, want, got, reads, hooks or {}, keep, grad, batch.input_ids.shape[1])
 
-    def _branch_check(self, batch: Batch, want: set, reads: dict, keep, prefix: Prefix | None) -> int:
-        """The number of branches k of run(..., branches=True), after checking that the pass is one."""
-        k, T = batch.input_ids.shape
+    def _branch_check(self, batch: Batch, want: set, reads: dict, keep, prefix: Prefix | None) -> tuple[int, int]:
+        """(B, k) of run(..., branches=True): B prompts in the prefix, k branches each, after
+        checking that the pass is one."""
+        rows, T = batch.input_ids.shape
         layers = getattr(getattr(prefix, "cache", None), "layers", None)
-        if prefix is None or T != prefix.start + 1 or not layers or layers[0].keys.shape[0] != 1:
-            raise ValueError("branches=True continues a one-row prefix by one column: pass "
-                             "prefix=model.prefix(one_row_batch, T - 1) and the rows' T columns")
-        if not torch.equal(batch.input_ids[:, :-1], batch.input_ids[:1, :-1].expand(k, -1)):
-            raise ValueError("branches=True: the rows must share every column but the last")
+        n_p = layers[0].keys.shape[0] if layers and layers[0].keys is not None else 0
+        if prefix is None or T != prefix.start + 1 or not n_p or rows % n_p:
+            raise ValueError("branches=True continues a prefix of B prompts by one column: pass "
+                             "prefix=model.prefix(batch_of_B, T - 1) and B * k rows of T columns")
+        k = rows // n_p
+        ids = batch.input_ids[:, :-1].reshape(n_p, k, -1)
+        if not torch.equal(ids, ids[:, :1].expand(-1, k, -1)):
+            raise ValueError("branches=True: the rows of a prompt must share every column but the last")
+        if batch.attention_mask is not None:
+            m = batch.attention_mask.reshape(n_p, k, -1)
+            if not torch.equal(m, m[:, :1].expand(-1, k, -1)):
+                raise ValueError("branches=True: the rows of a prompt must share its attention mask")
         if want & {"attn", "attn_full", "cache"} or any(p.endswith("hook_pattern") for p in reads):
             raise ValueError("branches=True cannot read attention patterns or return the key/value cache")
         if keep is not None and not (torch.is_tensor(keep) and keep.numel() == 0):
             raise ValueError("branches=True has one column per row: keep must be None (its logits) or empty")
         if self.cfg._attn_implementation not in ("eager", "sdpa"):
             raise ValueError(f"branches=True needs attention 'eager' or 'sdpa', not {self.cfg._attn_implementation!r}")
-        return k
+        return n_p, k
 
-    def _branch_inputs(self, batch: Batch, prefix: Prefix, k: int, logits: bool) -> dict:
-        """input_ids, position_ids and the 4-D additive attention mask (one per layer type
-        where the layers' key/value lengths differ, as for sliding-window layers) of k branch
-        columns at position `prefix.start`: each sees the cached prefix columns its layer keeps
-        (within the sliding window, not padding) and its own column, never another branch."""
+    def _branch_inputs(self, batch: Batch, prefix: Prefix, n_p: int, k: int, logits: bool) -> dict:
+        """input_ids, position_ids and the 4-D additive attention masks [B, 1, k, n + k] (one
+        per layer type where the layers keep different prefix lengths n, as sliding-window
+        layers do) of k branch columns per prompt at column `prefix.start`: each sees the
+        cached prefix columns its layer keeps (not padding, within the sliding window) and its
+        own column, never another branch."""
         start, dev, dt = prefix.start, self.device, self.dtype
-        pad = None if batch.attention_mask is None else batch.attention_mask[0, :start].bool()
-        pos = int(batch.position_ids[0, start]) if batch.attention_mask is not None else start
+        first = torch.arange(n_p) * k                     # a row of each prompt
+        pad = None if batch.attention_mask is None else batch.attention_mask[first, :start].bool()
+        pos = batch.position_ids[first, start] if batch.attention_mask is not None else torch.full((n_p,), start)
         types = getattr(self.cfg, "layer_types", None)
         window = getattr(self.cfg, "sliding_window", None)
         lengths: dict[str, int] = {}
@@ -565,18 +580,18 @@ class HookedModel:
                 raise ValueError(f"branches=True: layers of type {t!r} keep different prefix lengths")
         masks = {}
         for t, n in lengths.items():
-            ok = torch.ones(k, n + k, dtype=torch.bool)
+            ok = torch.ones(n_p, k, n + k, dtype=torch.bool)
             cols = torch.arange(start - n, start)          # the cache positions of the kept prefix columns
             if pad is not None:
-                ok[:, :n] &= pad[start - n:]
-            if t == "sliding_attention" and window:   # (a sliding cache layer already dropped them)
-                ok[:, :n] &= (start - cols) < window
+                ok[:, :, :n] &= pad[:, None, start - n:]
+            if t == "sliding_attention" and window:        # (a sliding cache layer already dropped them)
+                ok[:, :, :n] &= (start - cols) < window
             elif t not in ("full_attention", "sliding_attention"):
                 raise ValueError(f"branches=True: layer type {t!r} is not supported")
-            ok[:, n:] = torch.eye(k, dtype=torch.bool)
-            masks[t] = torch.zeros(1, 1, k, n + k, dtype=dt).masked_fill(~ok, torch.finfo(dt).min).to(dev)
-        return {"input_ids": batch.input_ids[:, start:].T.contiguous().to(dev),
-                "position_ids": torch.full((1, k), pos, dtype=torch.long, device=dev),
+            ok[:, :, n:] = torch.eye(k, dtype=torch.bool)
+            masks[t] = torch.zeros(n_p, 1, k, n + k, dtype=dt).masked_fill(~ok[:, None], torch.finfo(dt).min).to(dev)
+        return {"input_ids": batch.input_ids[:, start].reshape(n_p, k).to(dev),
+                "position_ids": pos[:, None].expand(n_p, k).contiguous().to(dev),
                 "attention_mask": masks if len(masks) > 1 else next(iter(masks.values())),
                 "logits_to_keep": k if logits else torch.zeros(0, dtype=torch.long, device=dev), "use_cache": True}
 
