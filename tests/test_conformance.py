@@ -696,9 +696,9 @@ def test_replay_equals_the_full_run(tid):
 
 @pytest.mark.parametrize("tid", _params("fv_fast"))
 def test_fv_fast_path_equals_the_per_head_loop(tid):
-    """11. fv_scores_fast (one prefix cache broadcast to every row, rows of layer l starting at
+    """11. fv_scores_fast (every row a branch of one prefix cache, rows of layer l starting at
     block l from the clean record) == fv_scores_reference (a full pass per prompt and head),
-    with chunks that split and that span layers; the prefix a broadcast continued is unchanged."""
+    with chunks that split and that span layers; the prefix that branches continued is unchanged."""
     from icl_heads.fv import fv_scores_fast, fv_scores_reference
     from icl_heads.prompts import Prompt
 
@@ -716,8 +716,8 @@ def test_fv_fast_path_equals_the_per_head_loop(tid):
     p = h.prefix(b, T - 1)
     keys = [layer.keys.clone() for layer in p.cache.layers]
     k = 3
-    got = h.run(b.repeat_interleave(k), prefix=p.expand(k), consume_prefix=True).logits
-    close(got, h.run(b).logits.expand(k, -1), msg="broadcast prefix")
+    got = h.run(b.repeat_interleave(k), prefix=p, branches=True).logits
+    close(got, h.run(b).logits.expand(k, -1), msg="branches of one prefix")
     for layer, before in zip(p.cache.layers, keys):
         assert torch.equal(layer.keys, before), "a continuation changed the shared prefix"
 

@@ -159,7 +159,9 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
                 # prefix (no per-row copy of its keys and values); others copy the prefix per row
                 branch = k > 1 and prefix is not None and prefix.start == b.input_ids.shape[1] - 1
                 if k > 1:
-                    sb, pre = b.repeat_interleave(k), (prefix if branch else prefix and prefix.repeat_interleave(k))
+                    sb = b.repeat_interleave(k)
+                    if prefix is not None and not branch:
+                        pre = prefix.repeat_interleave(k)
                 if share in ("layers", "both"):
                     # a replayed block ignores its input: only block first - 1's record feeds block first
                     last = outs[first - 1] if first > 0 else None

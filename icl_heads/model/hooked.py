@@ -75,19 +75,13 @@ class Prefix:
         """Each row k times (new tensors; this prefix is left as it is)."""
         return Prefix(_fork(self.cache, k), self.start)
 
-    def expand(self, k: int) -> "Prefix":
-        """A one-row prefix as k rows without copying it: every row's keys and values are views
-        of the same tensors (a continuation concatenates its new column to them, the only copy)."""
-        return Prefix(_fork(self.cache, k, expand=True), self.start)
-
     def fork(self) -> "Prefix":
         """A copy for one continuation that shares this prefix's tensors."""
         return Prefix(_fork(self.cache), self.start)
 
 
-def _fork(cache, k: int | None = None, expand: bool = False):
-    """A new cache object over the same tensors (each row repeated k times, or broadcast to k
-    rows as views with expand). Dynamic cache layers grow by concatenation into new tensors,
+def _fork(cache, k: int | None = None):
+    """A new cache object over the same tensors (each row repeated k times when k is given). Dynamic cache layers grow by concatenation into new tensors,
     so a pass over the fork leaves the original's tensors as they were; a cache of any other
     kind (one that may write in place) is deep-copied."""
     layers = getattr(cache, "layers", None)
@@ -101,10 +95,7 @@ def _fork(cache, k: int | None = None, expand: bool = False):
     for layer in layers:
         c = copy.copy(layer)
         if k is not None and c.is_initialized and c.keys is not None and c.keys.numel():
-            if expand and c.keys.shape[0] == 1:
-                c.keys, c.values = c.keys.expand(k, *c.keys.shape[1:]), c.values.expand(k, *c.values.shape[1:])
-            else:
-                c.keys, c.values = c.keys.repeat_interleave(k, 0), c.values.repeat_interleave(k, 0)
+            c.keys, c.values = c.keys.repeat_interleave(k, 0), c.values.repeat_interleave(k, 0)
         new.layers.append(c)
     return new
 
