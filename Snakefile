@@ -32,5 +32,14 @@ rule all:
         all_tables(),
 
 
+# Local runs start one warm interpreter with torch imported; each rule script continues in a fork of
+# it instead of importing torch itself (icl_heads/warm.py; ICL_HEADS_WARM=0 turns it off).
+onstart:
+    if workflow.local_exec and not workflow.remote_exec:
+        from icl_heads.warm import start
+
+        start()
+
+
 # Last: provenance sidecars are declared outputs of the rules that write them.
 declare_sidecars()

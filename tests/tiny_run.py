@@ -36,12 +36,14 @@ def run_killable(cmd, *, cwd, timeout: float, env=None) -> subprocess.CompletedP
     return subprocess.CompletedProcess(proc.args, proc.returncode, out, err)
 
 
-def snakemake(wd: Path, *args, configfile: Path | None = None, timeout: float = 1800, check: bool = True):
-    """snakemake on the project's Snakefile in working directory wd, with wd/config/config.yaml."""
+def snakemake(wd: Path, *args, configfile: Path | None = None, timeout: float = 1800, check: bool = True,
+              env: dict | None = None):
+    """snakemake on the project's Snakefile in working directory wd, with wd/config/config.yaml
+    (`env`: variables set on top of this process's environment)."""
     cfgfile = configfile or wd / "config" / "config.yaml"
     # targets before --configfile, which takes several values
     proc = run_killable([*SNAKEMAKE, "-s", ROOT / "Snakefile", "--directory", wd, *args, "--configfile", cfgfile],
-                        cwd=wd, timeout=timeout)
+                        cwd=wd, timeout=timeout, env={**os.environ, **env} if env else None)
     if check and proc.returncode != 0:
         raise AssertionError(f"snakemake {' '.join(map(str, args))} failed:\n{proc.stdout[-4000:]}\n{proc.stderr[-4000:]}")
     return proc

@@ -10,6 +10,10 @@ ROOT = Path(__file__).resolve().parent.parent
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
+from icl_heads.warm import hand_off  # noqa: E402
+
+hand_off()   # in a local run: continue in the warm interpreter, which has torch imported (icl_heads/warm.py)
+
 from icl_heads.provenance import SUFFIX, Provenance  # noqa: E402
 
 
