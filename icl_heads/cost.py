@@ -718,12 +718,36 @@ def throughput(config: dict, model: str) -> tuple[float, str]:
     return float(config["cost"]["throughput"]["default"]), "cost.throughput.default"
 
 
+def _manifest(config: dict, model: str) -> dict:
+    man = Path(config.get("resources_dir", "resources")) / model / "manifest.json"
+    try:
+        return json.loads(man.read_text()) if man.is_file() else {}
+    except (OSError, ValueError):
+        return {}
+
+
+def startup_seconds(config: dict, model: str) -> tuple[float, str]:
+    """Seconds a job of `model` spends before its first forward pass, and where they came from:
+    cost.python_startup_s (a cold interpreter importing torch and transformers) plus loading the
+    model: models.<m>.load_s, else what rule materialise_model measured (its manifest's
+    load_seconds), else 0 (not known yet)."""
+    py = float(config["cost"]["python_startup_s"])
+    entry = config["models"].get(model, {})
+    if entry.get("load_s") is not None:
+        return py + float(entry["load_s"]), f"cost.python_startup_s + models.{model}.load_s"
+    load = _manifest(config, model).get("load_seconds")
+    if isinstance(load, (int, float)):
+        return py + float(load), "cost.python_startup_s + the load time measured at materialisation"
+    return py, "cost.python_startup_s (model load not measured yet)"
+
+
 def predicted_minutes(config: dict, rule: str, wildcards: dict, throughput_: float | None = None,
                       tokens=None) -> float:
-    """Minutes the job's tokens take at `throughput_` (default: the model's, see throughput())."""
+    """Minutes the job takes: its tokens at `throughput_` (default: the model's, see throughput())
+    plus its start-up (startup_seconds)."""
     job = job_cost(config, rule, wildcards, tokens)
     tps = throughput_ or throughput(config, job.model)[0]
-    return job.tokens / tps / 60.0
+    return (job.tokens / tps + startup_seconds(config, job.model)[0]) / 60.0
 
 
 def runtime_minutes(config: dict, rule: str, wildcards: dict, throughput_: float | None = None, tokens=None) -> int:
@@ -789,26 +813,31 @@ def report(config: dict, models=None, throughput_: float | None = None, tokens=N
         tps, where = (throughput_, "--throughput") if throughput_ else throughput(config, m)
         s = model_shape(config, m)
         kids = sorted({j.model for j in js} - {m})
+        up, up_where = startup_seconds(config, m)
         print(f"\n{m}: {s.n_layers} layers x {s.n_heads} heads ({s.source}); throughput {tps:,.0f} tokens/s ({where})"
-              + (f"; with its {len(kids)} checkpoint models" if kids else ""), file=out)
-        head = f"{'rule':<20} {'jobs':>5} {'forward':>12} {'backward':>12} {'hours':>9} {'requested h':>12}"
+              + (f"; with its {len(kids)} checkpoint models" if kids else "")
+              + f"; start-up {up:.0f} s a job ({up_where})", file=out)
+        head = (f"{'rule':<20} {'jobs':>5} {'forward':>12} {'backward':>12} {'model h':>9} {'start-up h':>11} "
+                f"{'hours':>9} {'requested h':>12}")
         print(head, file=out)
         print("-" * len(head), file=out)
-        tot = {"jobs": 0, "f": 0.0, "b": 0.0, "h": 0.0, "r": 0.0}
+        tot = {"jobs": 0, "f": 0.0, "b": 0.0, "h": 0.0, "u": 0.0, "r": 0.0}
         for rule in MODEL_RULES:
             rj = [j for j in js if j.rule == rule]
             if not rj:
                 continue
             f, b = sum(j.forward for j in rj), sum(j.backward for j in rj)
             h = (f + b) / tps / 3600
+            u = sum(startup_seconds(config, j.model)[0] for j in rj) / 3600
             req = sum(runtime_minutes(config, j.rule, {"model": j.model, **j.wildcards}, tps, tokens) for j in rj) / 60
-            print(f"{rule:<20} {len(rj):>5} {_fmt(f):>12} {_fmt(b):>12} {h:>9.2f} {req:>12.1f}", file=out)
-            for k, v in (("jobs", len(rj)), ("f", f), ("b", b), ("h", h), ("r", req)):
+            print(f"{rule:<20} {len(rj):>5} {_fmt(f):>12} {_fmt(b):>12} {h:>9.2f} {u:>11.2f} {h + u:>9.2f} "
+                  f"{req:>12.1f}", file=out)
+            for k, v in (("jobs", len(rj)), ("f", f), ("b", b), ("h", h), ("u", u), ("r", req)):
                 tot[k] += v
         print("-" * len(head), file=out)
         print(f"{'total':<20} {tot['jobs']:>5} {_fmt(tot['f']):>12} {_fmt(tot['b']):>12} {tot['h']:>9.2f} "
-              f"{tot['r']:>12.1f}", file=out)
-        totals[m] = tot["h"]
+              f"{tot['u']:>11.2f} {tot['h'] + tot['u']:>9.2f} {tot['r']:>12.1f}", file=out)
+        totals[m] = tot["h"] + tot["u"]
     if len(totals) > 1:
         print(f"\nall models: {sum(totals.values()):.2f} predicted hours, each model at its own throughput", file=out)
     return totals

@@ -83,7 +83,7 @@ def palette_keys(*families):
 # caps how many GPU jobs run at once; on Slurm (profiles/slurm) gpu becomes `--gpus`, mem_mb
 # `--mem` and runtime (minutes) `-t`. A retried job gets attempt x mem_gb. `throughput` and
 # `shape` feed the model jobs' runtime (job_runtime, below).
-SCHEDULING_KEYS = ("mem_gb", "gpu", "throughput", "shape")
+SCHEDULING_KEYS = ("mem_gb", "gpu", "throughput", "load_s", "shape")
 # Keys of a model entry that say what runs on the model, not what the model is: changing them
 # must not rematerialise (or retrain) it either.
 NOT_MODEL_KEYS = SCHEDULING_KEYS + ("artifacts",)

@@ -232,7 +232,8 @@ def test_runtime_has_a_floor_and_scales_linearly_with_tokens():
     w = {"model": "m", "dataset": "sentiment_lexicon", "pset": "eval"}
     small, big = tiny_config(prompts={"n_eval": 10}), tiny_config(prompts={"n_eval": 40})
     assert cost.runtime_minutes(small, "cache", w) == small["cost"]["min_minutes"] == 10
-    assert cost.predicted_minutes(big, "cache", w) == pytest.approx(4 * cost.predicted_minutes(small, "cache", w))
+    up = cost.startup_seconds(small, "m")[0] / 60                       # the same for both: added once a job
+    assert cost.predicted_minutes(big, "cache", w) - up == pytest.approx(4 * (cost.predicted_minutes(small, "cache", w) - up))
     tokens = cost.job_cost(big, "cache", w).tokens
     slow = 0.01  # tokens/s, so that the floor does not bind
     assert cost.runtime_minutes(big, "cache", w, slow) == pytest.approx(2.0 * tokens / slow / 60, abs=1)
@@ -242,7 +243,22 @@ def test_runtime_has_a_floor_and_scales_linearly_with_tokens():
     own = tiny_config(prompts={"n_eval": 40}, models={"m": {"throughput": 1.0}})
     assert cost.throughput(own, "m") == (1.0, "models.m.throughput")
     assert cost.throughput(big, "m") == (500.0, "cost.throughput.default")
-    assert cost.predicted_minutes(own, "cache", w) == pytest.approx(tokens / 60)
+    assert cost.predicted_minutes(own, "cache", w) == pytest.approx((tokens + cost.startup_seconds(own, "m")[0]) / 60)
+
+
+def test_a_jobs_start_up_is_python_plus_the_models_load_time(tmp_path):
+    w = {"model": "m", "dataset": "sentiment_lexicon", "pset": "eval"}
+    base = tiny_config(resources_dir=str(tmp_path), prompts={"n_eval": 40}, models={"m": {"throughput": 1.0}})
+    tokens = cost.job_cost(base, "cache", w).tokens
+    py = base["cost"]["python_startup_s"]
+    assert cost.startup_seconds(base, "m") == (py, "cost.python_startup_s (model load not measured yet)")
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "manifest.json").write_text('{"name": "m", "load_seconds": 12.5}')
+    assert cost.startup_seconds(base, "m")[0] == py + 12.5           # measured at materialisation
+    own = tiny_config(resources_dir=str(tmp_path), prompts={"n_eval": 40}, cost={"python_startup_s": 1.0},
+                      models={"m": {"throughput": 1.0, "load_s": 59.0}})
+    assert cost.startup_seconds(own, "m")[0] == 60.0                 # the config's load_s wins
+    assert cost.predicted_minutes(own, "cache", w) == pytest.approx(tokens / 60 + 1.0)
 
 
 def test_random_head_sets_start_at_their_expected_lowest_layer():
