@@ -46,9 +46,8 @@ PRELOAD = (
 )
 
 
-def _send(conn: socket.socket, obj) -> None:
-    body = json.dumps(obj).encode()
-    conn.sendall(struct.pack("<I", len(body)) + body)
+THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS", "GOTO_NUM_THREADS",
+               "VECLIB_MAXIMUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
 def _recv_exact(conn: socket.socket, n: int) -> bytes:
@@ -142,6 +141,12 @@ def serve(path: str, parent: int | None = None) -> None:
     import importlib
 
     os.environ.setdefault("MPLBACKEND", "Agg")
+    # Native thread pools size themselves from these when first loaded, here, not in the fork: one
+    # thread each, as a 1-thread job's cold interpreter gets them from Snakemake (a 2-thread job
+    # sets torch's own count itself, torch.set_num_threads in workflow_scripts/common.Job); so no
+    # pool of the server's outlives the fork to compete with the job running next to it.
+    for var in THREAD_VARS:
+        os.environ[var] = "1"
     for name in PRELOAD:
         try:
             importlib.import_module(name)
