@@ -707,23 +707,25 @@ def throughput(config: dict, model: str) -> tuple[float, str]:
     entry = config["models"].get(model, {})
     if entry.get("throughput"):
         return float(entry["throughput"]), f"models.{model}.throughput"
-    man = Path(config.get("resources_dir", "resources")) / model / "manifest.json"
-    if man.is_file():   # measured once by rule materialise_model
-        try:
-            tps = json.loads(man.read_text()).get("throughput", {}).get("tokens_per_s")
-        except (OSError, ValueError, AttributeError):
-            tps = None
-        if tps:
-            return float(tps), f"measured at materialisation ({man})"
+    measured = _manifest(config, model).get("throughput")   # measured once by rule materialise_model
+    tps = measured.get("tokens_per_s") if isinstance(measured, dict) else None
+    if tps:
+        return float(tps), f"measured at materialisation ({_manifest_path(config, model)})"
     return float(config["cost"]["throughput"]["default"]), "cost.throughput.default"
 
 
+def _manifest_path(config: dict, model: str) -> Path:
+    return Path(config.get("resources_dir", "resources")) / model / "manifest.json"
+
+
 def _manifest(config: dict, model: str) -> dict:
-    man = Path(config.get("resources_dir", "resources")) / model / "manifest.json"
+    """The materialised model's manifest, or {} where there is none (yet) or it does not decode."""
+    man = _manifest_path(config, model)
     try:
-        return json.loads(man.read_text()) if man.is_file() else {}
+        rec = json.loads(man.read_text()) if man.is_file() else {}
     except (OSError, ValueError):
         return {}
+    return rec if isinstance(rec, dict) else {}
 
 
 def startup_seconds(config: dict, model: str) -> tuple[float, str]:

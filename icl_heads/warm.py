@@ -16,11 +16,13 @@ neither Snakemake nor transformers offers a way to keep one, so the workflow doe
   status; if the client is killed, the fork is killed with it (it watches the connection).
 - Without a server (plain `python`, a Slurm job, `ICL_HEADS_WARM` unset or dead), `hand_off()`
   returns at once and the script runs in its own interpreter as before: the same code runs the
-  same way either way, the fork only skips the imports (`tests/test_warm.py` compares bytes).
+  same way either way, the fork only skips the imports (tests/test_kill_and_determinism.py
+  builds the tiny workflow both ways and compares the bytes).
 
-The server never runs torch code itself (its OpenMP pool is never started, so the forks set
-their own thread counts) and starts no threads; a fork sets nothing from the server but the
-imported modules. It exits when the Snakemake process that started it exits.
+The server never runs torch code itself, so its OpenMP pool is never started and each fork sets
+its own thread count; the native pools its imports do start are sized one thread (THREAD_VARS).
+A fork takes nothing from the server but the imported modules. The server exits when the
+Snakemake process that started it exits.
 """
 from __future__ import annotations
 
@@ -58,6 +60,15 @@ def _recv_exact(conn: socket.socket, n: int) -> bytes:
             raise ConnectionError("closed")
         buf += part
     return buf
+
+
+def _remove(path: str) -> None:
+    """Remove the socket at `path` and the temporary directory holding it, where they exist."""
+    for p, rm in ((path, os.unlink), (os.path.dirname(path), os.rmdir)):
+        try:
+            rm(p)
+        except OSError:
+            pass
 
 
 def hand_off() -> None:
@@ -182,11 +193,7 @@ def serve(path: str, parent: int | None = None) -> None:
             conn.close()
     finally:
         srv.close()
-        for p, rm in ((path, os.unlink), (os.path.dirname(path), os.rmdir)):
-            try:
-                rm(p)
-            except OSError:
-                pass
+        _remove(path)
 
 
 def start(python: str = sys.executable, wait_s: float = 60.0) -> str | None:
@@ -209,11 +216,7 @@ def start(python: str = sys.executable, wait_s: float = 60.0) -> str | None:
             proc.wait(5)
         except subprocess.TimeoutExpired:
             proc.kill()
-        for p in (path, os.path.dirname(path)):
-            try:
-                os.rmdir(p) if p != path else os.unlink(p)
-            except OSError:
-                pass
+        _remove(path)
 
     atexit.register(stop)
     # Wait for it to listen (its imports take about as long as one job's would): the jobs started
