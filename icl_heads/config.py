@@ -202,6 +202,11 @@ def dataset_sizes(config: dict, name: str) -> dict:
     return {k: dataset_size(config, name, k) for k in ("n_score", "n_eval", "ltv_n_train")}
 
 
+def addback_n_eval(fv: dict) -> int:
+    """Y7's query count per evaluation task: fv.addback_n_eval, else fv.n_eval."""
+    return fv.get("addback_n_eval") or fv["n_eval"]
+
+
 _SIZE_KEYS = {"n_score": ("prompts", "n_score"), "n_eval": ("prompts", "n_eval"), "ltv_n_train": ("ltv", "n_train")}
 
 
@@ -292,6 +297,11 @@ def size_problems(config: dict, name: str, sizes: dict[str, int]) -> list[str]:
             f"config key `fv.n_eval`: {n} evaluation queries a task (Y5, Y7, Y8) from the test split, "
             f"but dataset {name!r} (fv.eval_tasks) has {test} examples there, so fewer would be "
             f"evaluated; set fv.n_eval to at most {test}, or remove {name!r} from fv.eval_tasks"))
+        a = fv.get("addback_n_eval")
+        over_split("fv.addback_n_eval", a, "test", lambda test: (
+            f"config key `fv.addback_n_eval`: {a} Y7 queries a task from the test split, but dataset "
+            f"{name!r} (fv.eval_tasks) has {test} examples there, so fewer would be evaluated; set "
+            f"fv.addback_n_eval to at most {test} (or null: fv.n_eval), or remove {name!r} from fv.eval_tasks"))
         m = fv.get("n_prompts")
         over_split("fv.n_prompts", m, "train", lambda train: (
             f"config key `fv.n_prompts`: Y7 averages head outputs over {m} prompts whose queries come "

@@ -28,7 +28,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import (artifact_models, checkpoint_models, dataset_size, deep_merge, ltv_sweep_layers, validate)
+from .config import (addback_n_eval, artifact_models, checkpoint_models, dataset_size, deep_merge, ltv_sweep_layers, validate)
 from .counting import layer_groups, n_of_percent, sweep_layers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -469,7 +469,7 @@ def _yin_addback(c: _Ctx, m: str, w: dict):
     resid_rms_at_final, then every (variant, vector, layer, scale) on the shuffled prompts."""
     L, _ = c.shape(m)
     f, ln = c.cfg["fv"], c.len(w["dataset"])
-    n, n_ref = ln.count("test", 0, f["n_eval"]), ln.count("train", 0, f["n_prompts"])
+    n, n_ref = ln.count("test", 0, addback_n_eval(f)), ln.count("train", 0, f["n_prompts"])
     T, T0 = ln.prompt(f["n_shot"]), ln.prompt(0)
     layer = f["addback_layer"] if f["addback_layer"] >= 0 else L // 3
     vectors = 1 + f["ablation"]["random_seeds"]

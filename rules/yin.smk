@@ -60,6 +60,7 @@ rule yin_addback:
             "data_dir",
             "fv.n_shot",
             "fv.n_eval",
+            "fv.addback_n_eval",
             "fv.n_prompts",
             "fv.top_percent",
             "fv.addback_layer",

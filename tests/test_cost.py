@@ -261,6 +261,16 @@ def test_a_jobs_start_up_is_python_plus_the_models_load_time(tmp_path):
     assert cost.predicted_minutes(own, "cache", w) == pytest.approx(tokens / 60 + 1.0)
 
 
+def test_y7_counts_fv_addback_n_eval_queries_and_y5_keeps_fv_n_eval():
+    w = {"model": "m", "dataset": "lowercase"}
+    tokens = lambda rule, **fv: cost.job_cost(tiny_config(fv=fv), rule, w).tokens  # noqa: E731
+    assert tokens("yin_addback", addback_n_eval=None) == tokens("yin_addback", addback_n_eval=2)  # null: fv.n_eval (2)
+    assert tokens("yin_addback", addback_n_eval=6) > tokens("yin_addback", addback_n_eval=2)
+    assert tokens("yin_addback", n_eval=5, addback_n_eval=6) == tokens("yin_addback", addback_n_eval=6)
+    assert tokens("yin_ablation", addback_n_eval=6) == tokens("yin_ablation", addback_n_eval=None)
+    assert tokens("yin_ablation", n_eval=5) > tokens("yin_ablation")
+
+
 def test_random_head_sets_start_at_their_expected_lowest_layer():
     assert cost.expected_first_layer(4, 1, 1) == pytest.approx(1.5)       # uniform over layers 0..3
     assert cost.expected_first_layer(4, 1, 4) == 0                        # every head: layer 0

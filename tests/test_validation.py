@@ -167,7 +167,9 @@ def test_fv_and_ltv_sizes_name_their_keys():
     assert "'capitalize' (fv.scoring_tasks)" in msg and "'antonym' (fv.eval_tasks)" in msg
     cfg["fv"].update(n_shot=4, n_eval=ant["test"] + 1)
     assert starts_with_key(refused(copy.deepcopy(cfg)), "fv.n_eval")
-    cfg["fv"].update(n_eval=3, n_prompts=cap["test"] + 1)
+    cfg["fv"].update(n_eval=3, addback_n_eval=ant["test"] + 1)
+    assert starts_with_key(refused(copy.deepcopy(cfg)), "fv.addback_n_eval")
+    cfg["fv"].update(addback_n_eval=None, n_prompts=cap["test"] + 1)
     assert starts_with_key(refused(copy.deepcopy(cfg)), "fv.n_prompts")
     cfg["fv"].update(scoring_tasks=[], eval_tasks=[])
     cfg["ltv"].update(datasets=["country_capital"], n_train=capital["test"], n_eval=4, n_shot=4,

@@ -8,7 +8,7 @@ import random
 
 import pandas as pd
 
-from icl_heads.config import job_seed
+from icl_heads.config import addback_n_eval, job_seed
 from icl_heads.model import evaluate
 from icl_heads.io import write_csv
 from icl_heads.prompts import build_prompts
@@ -25,7 +25,7 @@ model = job.load_model(attn="sdpa")
 task = job.load_task(w["dataset"])
 seed = job_seed(job.cfg, "yin_addback", w["model"], w["dataset"])
 bs = job.cfg["prompts"]["batch_size"]
-kw = dict(n_queries=cfg["n_eval"], seed=seed, balanced=False)
+kw = dict(n_queries=addback_n_eval(cfg), seed=seed, balanced=False)
 sets = {"clean 10-shot": build_prompts(task, model.tokenizer, n_shot=cfg["n_shot"], **kw),
         "shuffled": build_prompts(task, model.tokenizer, n_shot=cfg["n_shot"], perturbation="shuffle_labels", **kw),
         "zero-shot": build_prompts(task, model.tokenizer, n_shot=0, **kw)}
