@@ -486,13 +486,14 @@ def _yin_addback(c: _Ctx, m: str, w: dict):
 
 def _yin_token_loss(c: _Ctx, m: str, w: dict):
     """Y6: the documents of at least late + window + 1 tokens (at most n_docs; all n_docs where the
-    texts cannot be read here): mean z, the clean run and every head set, each a full pass."""
+    texts cannot be read here): mean z (a full pass), the clean run, then every head set from its
+    earliest ablated block on (yin.token_losses_shared)."""
     L, H = c.shape(m)
     tl = c.cfg["fv"]["token_loss"]
     D = tl["late"] + tl["window"] + 1
     docs = document_tokens(c.cfg, tl["dataset"], c.tokens)
     n = tl["n_docs"] if docs is None else min(tl["n_docs"], sum(1 for x in docs if x >= D))
-    return n * D * (2 + len(_yin_sets(c, L, H))), 0.0
+    return n * D + evaluate_tokens(n, D, [None] + _yin_sets(c, L, H), "layers", L), 0.0
 
 
 def _ltv_train(c: _Ctx, m: str, w: dict):

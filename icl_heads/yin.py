@@ -19,7 +19,7 @@ from tqdm import tqdm
 
 from .fv import mean_at_final
 from .interventions import z_reads
-from .model import Batch, HeadAblation, HookedModel, ResidAdd, left_pad
+from .model import Batch, HeadAblation, HookedModel, ResidAdd, first_touched_layer, left_pad
 from .prompts import Prompt
 from .scores import n_of_percent, top_set
 
@@ -113,6 +113,38 @@ def token_losses(model: HookedModel, docs: torch.Tensor, positions, ivs=(), batc
         target = ids[:, positions]
         out.append(-logp.gather(-1, target[..., None])[..., 0])
     return torch.cat(out)
+
+
+def token_losses_shared(model: HookedModel, docs: torch.Tensor, positions, conditions: dict, batch_size: int = 4,
+                        desc: str | None = None) -> dict:
+    """token_losses under every condition (name -> interventions) at once, equal to one
+    token_losses call per condition: per batch one clean pass records every block's output, and a
+    condition whose earliest intervention is at block l replays blocks < l from it (they see the
+    clean inputs exactly), so it runs only blocks >= l. {name: [N, len(positions)]}."""
+    positions = list(positions)
+    keep = torch.tensor([t - 1 for t in positions])
+    L = model.n_layers
+    out = {name: [] for name in conditions}
+    starts = range(0, docs.shape[0], batch_size)
+    bar = tqdm(total=len(starts) * len(conditions), desc=desc, unit="pass", file=sys.stderr, disable=desc is None)
+    for s in starts:
+        ids = docs[s:s + batch_size]
+        target = ids[:, positions]
+        clean = model.run(Batch(ids), want=("logits", "block_out"), keep=keep)
+        outs = clean.extras["block_out"]
+        for name, ivs in conditions.items():
+            ivs = list(ivs)
+            if ivs:
+                first = first_touched_layer(ivs, L)
+                replay = ([outs[first - 1]] * first, first) if 0 < first < L else None
+                logits = model.run(Batch(ids), want=("logits",), ivs=ivs, keep=keep, replay=replay).logits
+            else:
+                logits = clean.logits
+            logp = torch.log_softmax(logits.float(), -1).cpu()
+            out[name].append(-logp.gather(-1, target[..., None])[..., 0])
+            bar.update(1)
+    bar.close()
+    return {name: torch.cat(v) if v else torch.zeros(0, len(positions)) for name, v in out.items()}
 
 
 def long_documents(tokenizer, texts: list[str], length: int, n_docs: int | None = None) -> torch.Tensor:

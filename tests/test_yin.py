@@ -10,7 +10,7 @@ from icl_heads.prompts import Prompt
 from icl_heads.scores import top_set
 from icl_heads.scores import n_of_percent
 from icl_heads.yin import (add_back, function_vector, head_sets, long_documents, mean_head_outputs,
-                           ranked, token_losses, token_z_sample)
+                           ranked, token_losses, token_losses_shared, token_z_sample)
 
 
 def _prompts(seqs):
@@ -103,6 +103,17 @@ def test_token_losses_equal_cross_entropy_of_the_full_logits(tiny_hooked):
     # an ablation changes the losses
     abl = token_losses(h, docs, [3, 10], ivs=[HeadAblation([(0, 0), (1, 1)], "zero")])
     assert (abl - got).abs().max() > 1e-6
+
+
+def test_shared_token_losses_equal_one_plain_call_per_condition(tiny_hooked):
+    h = tiny_hooked
+    docs = torch.randint(4, 60, (3, 12), generator=torch.Generator().manual_seed(1))
+    conds = {"clean": [], "block 0": [HeadAblation([(0, 0)], "zero")], "last block": [HeadAblation([(h.n_layers - 1, 1)], "zero")],
+             "both": [HeadAblation([(h.n_layers - 1, 0)], "zero"), HeadAblation([(0, 1)], "zero")]}
+    got = token_losses_shared(h, docs, [3, 7, 10], conds, batch_size=2)
+    for name, ivs in conds.items():
+        torch.testing.assert_close(got[name], token_losses(h, docs, [3, 7, 10], ivs=ivs, batch_size=2), atol=1e-5, rtol=0)
+    assert (got["last block"] - got["clean"]).abs().max() > 1e-6   # the replayed condition still ablates
 
 
 def test_long_documents_keep_only_texts_long_enough(tokenizer):

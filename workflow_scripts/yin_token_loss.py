@@ -12,7 +12,7 @@ from icl_heads.interventions import mean_z
 from icl_heads.io import write_csv
 from icl_heads.prompts import Prompt
 from icl_heads.tsla import score_matrix
-from icl_heads.yin import head_sets, long_documents, progress, token_losses
+from icl_heads.yin import head_sets, long_documents, token_losses_shared
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -40,8 +40,11 @@ conds += [({k: s[k] for k in ("family", "percent", "seed", "k")}, [HeadAblation(
           for s in sets]
 rows = []
 nw = 2 * win + 1
-for meta, ivs in progress(conds, "Y6 conditions"):
-    loss = token_losses(model, docs, positions, ivs, batch_size=bs)
+# one clean pass per batch of documents; each condition runs from its earliest ablated block on
+losses = token_losses_shared(model, docs, positions, {j: ivs for j, (_, ivs) in enumerate(conds)}, batch_size=bs,
+                             desc="Y6 conditions")
+for j, (meta, _) in enumerate(conds):
+    loss = losses[j]
     for i in range(len(docs)):
         e, l_ = float(loss[i, :nw].mean()), float(loss[i, nw:].mean())
         rows.append({"model": w["model"], **meta, "doc": i, "loss_early": e, "loss_late": l_, "token_loss_diff": e - l_})
