@@ -109,10 +109,14 @@ def token_losses(model: HookedModel, docs: torch.Tensor, positions, ivs=(), batc
     for s in range(0, docs.shape[0], batch_size):
         ids = docs[s:s + batch_size]
         logits = model.run(Batch(ids), want=("logits",), ivs=list(ivs), keep=keep).logits
-        logp = torch.log_softmax(logits.float(), -1).cpu()
-        target = ids[:, positions]
-        out.append(-logp.gather(-1, target[..., None])[..., 0])
+        out.append(_nll_at(logits, ids, positions))
     return torch.cat(out)
+
+
+def _nll_at(logits: torch.Tensor, ids: torch.Tensor, positions: list) -> torch.Tensor:
+    """-log p(ids[:, t]) from the logits kept at the columns t - 1, t in positions: [B, len(positions)]."""
+    logp = torch.log_softmax(logits.float(), -1).cpu()
+    return -logp.gather(-1, ids[:, positions][..., None])[..., 0]
 
 
 def token_losses_shared(model: HookedModel, docs: torch.Tensor, positions, conditions: dict, batch_size: int = 4,
@@ -129,7 +133,6 @@ def token_losses_shared(model: HookedModel, docs: torch.Tensor, positions, condi
     bar = tqdm(total=len(starts) * len(conditions), desc=desc, unit="pass", file=sys.stderr, disable=desc is None)
     for s in starts:
         ids = docs[s:s + batch_size]
-        target = ids[:, positions]
         clean = model.run(Batch(ids), want=("logits", "block_out"), keep=keep)
         outs = clean.extras["block_out"]
         for name, ivs in conditions.items():
@@ -140,8 +143,7 @@ def token_losses_shared(model: HookedModel, docs: torch.Tensor, positions, condi
                 logits = model.run(Batch(ids), want=("logits",), ivs=ivs, keep=keep, replay=replay).logits
             else:
                 logits = clean.logits
-            logp = torch.log_softmax(logits.float(), -1).cpu()
-            out[name].append(-logp.gather(-1, target[..., None])[..., 0])
+            out[name].append(_nll_at(logits, ids, positions))
             bar.update(1)
     bar.close()
     return {name: torch.cat(v) if v else torch.zeros(0, len(positions)) for name, v in out.items()}
@@ -201,7 +203,3 @@ def sweep_vector(v: torch.Tensor, scale, resid_rms: float) -> torch.Tensor:
     if scale == "raw":
         return v
     return v * (float(scale) * resid_rms / float(rms(v)))
-
-
-def progress(it, desc, enabled=True):
-    return tqdm(it, desc=desc, file=sys.stderr, disable=not enabled)
