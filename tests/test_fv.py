@@ -68,3 +68,24 @@ def test_fast_fv_scores_are_exact_in_float64(tiny_hooked):
     assert ref.abs().max() > 1e-4
     for chunk in (3, 100):
         torch.testing.assert_close(fv_scores_fast(h, corrupted, means, chunk=chunk).double(), ref, atol=1e-9, rtol=0)
+
+
+def test_answer_prob_is_the_softmax_entry_known_in_closed_form():
+    """p(token) from logsumexp: logits (0, log 3) give 1/4 and 3/4 exactly; a shift of 1e4 (which
+    overflows a plain exp) changes nothing; on a Gemma-sized vocabulary it equals the float64
+    softmax to 1e-12 relative, also from bfloat16 logits."""
+    import math
+
+    from icl_heads.fv import _answer_prob
+
+    two = torch.tensor([[0.0, math.log(3.0)], [1e4, 1e4 + math.log(3.0)]], dtype=torch.float64)
+    for tok, want in ((0, 0.25), (1, 0.75)):
+        got = _answer_prob(two, tok)
+        assert got.dtype == torch.float64
+        torch.testing.assert_close(got, torch.full((2,), want, dtype=torch.float64), atol=1e-10, rtol=0)
+    g = torch.Generator().manual_seed(0)
+    big = torch.randn(3, 262_144, generator=g) * 3
+    big[:, 7] += torch.tensor([0.0, 8.0, 16.0])   # p(7) from about 1e-6 to about 1
+    for x in (big, big.bfloat16()):
+        want = torch.softmax(x.double(), -1)[:, 7]
+        torch.testing.assert_close(_answer_prob(x, 7), want, atol=0, rtol=1e-12)
