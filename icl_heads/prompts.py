@@ -13,6 +13,7 @@ from __future__ import annotations
 import random
 import string
 from dataclasses import asdict, dataclass, field
+from typing import Sequence
 
 from .data import TaskData
 from .errors import ConfigError
@@ -261,3 +262,20 @@ def read_prompt_set(path) -> tuple[list[Prompt], dict]:
     payload = json.loads(Path(path).read_text())
     return [Prompt(**{k: v for k, v in p.items() if k != "final"}) for p in payload["prompts"]], payload
 
+
+
+def changed_share(perturbed: Sequence[Prompt], unperturbed: Sequence[Prompt]) -> float:
+    """Share of prompts a perturbation changed: a perturbed prompt counts as unchanged when its
+    tokens and its answer token equal those of the unperturbed prompt of the same query (the two
+    sets hold the same queries in the same order). 0 says the perturbation tests nothing on these
+    prompts, e.g. shuffling the words of single-word demonstration inputs."""
+    if len(perturbed) != len(unperturbed):
+        raise ValueError(f"{len(perturbed)} perturbed prompts against {len(unperturbed)} unperturbed ones: "
+                         "the two sets must hold the same queries")
+    if not perturbed:
+        return float("nan")
+    for a, b in zip(perturbed, unperturbed):
+        if a.index != b.index:
+            raise ValueError(f"query {a.index} against query {b.index}: the two sets must hold the same queries in the same order")
+    same = sum(a.input_ids == b.input_ids and a.answer_token == b.answer_token for a, b in zip(perturbed, unperturbed))
+    return 1.0 - same / len(perturbed)

@@ -101,6 +101,7 @@ rule tsla_perturbation:
         scores="results/{model}/tsla/scores/{dataset}.csv",
         score_prompts="results/{model}/prompts/{dataset}/score.json",
         t5_per_query="results/{model}/tsla/ablation/{dataset}.per_query.safetensors",
+        eval_prompts="results/{model}/prompts/{dataset}/eval.json",
         prompts=lambda w: [
             f"results/{w.model}/prompts/{w.dataset}/eval_{p}.json" for p in config["tsla"]["perturbations"]
         ],

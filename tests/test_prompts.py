@@ -320,3 +320,42 @@ def test_positions_with_a_bos_token(tokenizer):
         assert [toks[i] for i in p.label_positions] == [train[j]["output"] for j in p.demo_indices]
         assert [toks[i] for i in p.query_positions] == query.split()
         assert p.final == len(toks) - 1 and toks[p.final] == ":"
+
+
+def test_changed_share_counts_prompts_whose_tokens_changed():
+    """Hand-built prompts: one of four changed in its tokens and one in its answer token -> 0.5;
+    a set against itself -> 0; different queries or lengths are an error."""
+    from icl_heads.prompts import Prompt, changed_share
+
+    base = [Prompt(index=i, text="", input_ids=[1, 2, i], answer="a", answer_token=7) for i in range(4)]
+    pert = [Prompt(**{**vars(p)}) for p in base]
+    pert[1] = Prompt(index=1, text="", input_ids=[2, 1, 1], answer="a", answer_token=7)
+    pert[3] = Prompt(index=3, text="", input_ids=[1, 2, 3], answer="b", answer_token=8)
+    assert changed_share(pert, base) == 0.5
+    assert changed_share(base, base) == 0.0
+    with pytest.raises(ValueError, match="same queries"):
+        changed_share(pert[:3], base)
+    with pytest.raises(ValueError, match="same order"):
+        changed_share(pert[::-1], base)
+
+
+def test_shuffled_text_of_single_word_inputs_changes_no_prompt(tokenizer):
+    """Shuffling the words of single-word demonstration inputs is the identity (changed share 0),
+    while the label perturbations change every prompt; on multi-word inputs the share is that of
+    prompts whose text differs from the clean prompt's."""
+    from icl_heads.prompts import changed_share
+
+    multi = make_task()
+    single = make_task("single")
+    for split in single.splits.values():
+        for r in split:
+            r["input"] = r["input"].split()[-1]
+    clean = build_prompts(single, tokenizer, n_shot=4, seed=1)
+    assert changed_share(build_prompts(single, tokenizer, n_shot=4, seed=1, perturbation="shuffle_text"), clean) == 0.0
+    for pert in ("labels_01", "flip_labels"):
+        assert changed_share(build_prompts(single, tokenizer, n_shot=4, seed=1, perturbation=pert), clean) == 1.0
+    clean = build_prompts(multi, tokenizer, n_shot=4, seed=1)
+    shuffled = build_prompts(multi, tokenizer, n_shot=4, seed=1, perturbation="shuffle_text")
+    by_text = sum(a.text != b.text for a, b in zip(shuffled, clean)) / len(clean)
+    assert by_text > 0
+    assert changed_share(shuffled, clean) == by_text

@@ -5,6 +5,7 @@ from common import Job  # noqa: I001
 import pandas as pd
 
 from common_tsla import metric_rows
+from icl_heads.prompts import changed_share
 from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
 from icl_heads.interventions import ablation, mean_z
@@ -27,9 +28,19 @@ t5, _ = load_tensors(smk.input.t5_per_query)
 clean = {"clean": Eval(t5["ICL baseline|0.0|correct"], t5["ICL baseline|0.0|in_set"], None, None)}
 for name in heads:
     clean[name] = Eval(t5[f"{name}|{float(pct)}|correct"], t5[f"{name}|{float(pct)}|in_set"], None, None)
-runs = {"none": clean}
+# T5's per-query results of every field, for the claims and for a perturbation that changes no prompt.
+t5_runs = {c: Eval(*(t5.get(f"{k}|{f}") for f in ("correct", "in_set", "argmax", "p_answer", "logp_answer", "logp_label_set")))
+           for c, k in (("clean", "ICL baseline|0.0"), ("tr", f"w/o TR|{float(pct)}"), ("tl", f"w/o TL|{float(pct)}"))}
+unperturbed = read_prompts(smk.input.eval_prompts)[0]
+runs, changed = {"none": clean}, {"none": 0.0}
 for pert, path in zip(cfg["perturbations"], smk.input.prompts):
     prompts, payload = read_prompts(path)
+    changed[pert] = changed_share(prompts, unperturbed)
+    if changed[pert] == 0:
+        # every prompt equals its unperturbed one (e.g. shuffled words of single-word inputs):
+        # its runs are T5's, and its claims are left out below
+        runs[pert] = {"clean": t5_runs["clean"], "w/o TR": t5_runs["tr"], "w/o TL": t5_runs["tl"]}
+        continue
     labels = payload["label_tokens"]
     runs[pert] = evaluate(model, prompts, labels,
                                      {"clean": [], **{name: [ablation(hs, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])] for name, hs in heads.items()}},
@@ -37,20 +48,30 @@ for pert, path in zip(cfg["perturbations"], smk.input.prompts):
 rows = []
 for pert, conds in runs.items():
     for cond, res in conds.items():
-        rows += metric_rows({"model": w["model"], "dataset": w["dataset"], "perturbation": pert, "condition": cond,
-                             "top_percent": pct, "ablation": mode}, res)
+        rows += [dict(r, prompts_changed=changed[pert]) for r in metric_rows(
+            {"model": w["model"], "dataset": w["dataset"], "perturbation": pert, "condition": cond,
+             "top_percent": pct, "ablation": mode}, res)]
 prov = job.provenance(model=job.model_record(),
                       choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
-                               "tr_ratio": "argmax in the demonstrated label set"})
+                               "tr_ratio": "argmax in the demonstrated label set",
+                               "prompts_changed": "share of evaluation prompts whose tokens the perturbation changed; "
+                                                  "a perturbation that changed none reuses T5's runs and its claims are left out"})
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
 
 
 # Claims (S2): the drop an ablation causes under a perturbation against the drop without one,
 # per query (config/claims.yaml); the unperturbed runs with their log-probabilities from T5.
-t5_runs = {c: Eval(*(t5.get(f"{k}|{f}") for f in ("correct", "in_set", "argmax", "p_answer", "logp_answer", "logp_label_set")))
-           for c, k in (("clean", "ICL baseline|0.0"), ("tr", f"w/o TR|{float(pct)}"), ("tl", f"w/o TL|{float(pct)}"))}
 arrays = claims.eval_arrays({**t5_runs, **{f"{pert}_{c}": runs[pert][name] for pert in cfg["perturbations"]
                                            for c, name in (("clean", "clean"), ("tr", "w/o TR"), ("tl", "w/o TL"))}})
-cl = claims.Claims(job.params["claims"], model=w["model"], dataset=w["dataset"], rule=job.rule)
-cl.judge(["T6.shuffled_text_tl_matters_less", "T6.labels01_tr_matters_less"], arrays, missing="skip")
-write_csv(cl.table(), smk.output.claims, prov)
+tables = []
+for cid, pert in (("T6.shuffled_text_tl_matters_less", "shuffle_text"), ("T6.labels01_tr_matters_less", "labels_01")):
+    share = changed.get(pert)
+    excluded = (f"the {pert} perturbation changed none of the {len(unperturbed)} evaluation prompts (e.g. shuffled words "
+                "of single-word inputs), so this dataset cannot test the claim; more queries would not decide it"
+                if share == 0 else "")
+    note = f"{pert} changed {share:.0%} of the evaluation prompts" if share is not None and 0 < share < 1 else ""
+    cl = claims.Claims(job.params["claims"], model=w["model"], dataset=w["dataset"], rule=job.rule,
+                       excluded=excluded, note=note)
+    cl.judge(cid, arrays, missing="skip")
+    tables.append(cl.table())
+write_csv(pd.concat(tables, ignore_index=True), smk.output.claims, prov)
