@@ -468,8 +468,10 @@ def _decide(entry, est, kind) -> tuple[str, str]:
         need = n_for_effect(est["sd"], v, entry["level"])
         if s * v > 0 and not math.isinf(need):
             reason += f"; undecided: needs n of about {int(need)} at the observed effect and sd"
-        elif s * v <= 0:
+        elif s * v < 0:
             reason += "; the estimate points the other way"
+        elif v == 0:
+            reason += "; the estimate is 0"
     return holds, reason
 
 

@@ -142,6 +142,20 @@ def test_an_effect_in_the_opposite_direction_is_no_and_a_touching_ci_is_not():
     assert claims.verdict(-0.3, -0.1, "negative") == "yes" and claims.verdict(0.1, 0.3, "negative") == "no"
 
 
+def test_an_unclear_reason_says_which_way_the_estimate_points():
+    """Per-query differences +1 and -1 in equal numbers: mean exactly 0, a CI straddling 0, and
+    the reason says the estimate is 0 (not that it points the other way); with more -1 than +1
+    it does point the other way."""
+    tr, zs = np.tile([1.0, 0.0], 20), np.tile([0.0, 1.0], 20)
+    r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
+    assert r["value"] == 0 and r["holds"] == "unclear" and r["ci_low"] < 0 < r["ci_high"]
+    assert r["verdict_reason"].endswith("; the estimate is 0") and "other way" not in r["verdict_reason"]
+    tr[0] = 0.0   # one +1 difference becomes 0: mean -1/40
+    r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
+    assert r["value"] == pytest.approx(-1 / 40) and r["holds"] == "unclear"
+    assert r["verdict_reason"].endswith("; the estimate points the other way")
+
+
 def test_a_negligible_effect_is_no_on_accuracy():
     """CI wholly below the registry's 0.05 of accuracy: the data exclude the claimed effect."""
     rng = np.random.default_rng(0)
