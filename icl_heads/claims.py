@@ -54,8 +54,12 @@ COLUMNS = ["paper", "artifact", "claim", "model", "dataset", "metric", "value", 
            "paper_value", "holds", "rule", "n", "seed",
            # claim_id: the registry entry; metric_kind: the metric the row was judged on (after the
            # floor rule); role: "claim" (the row that carries the verdict) or "companion" (the same
-           # contrast on another metric); verdict_reason: why the verdict, in words.
-           "claim_id", "metric_kind", "role", "verdict_reason"]
+           # contrast on another metric); verdict_reason: why the verdict, in words; n_needed: for an
+           # "unclear" row, the n at which its interval would be expected to decide it, from the
+           # observed effect and sd (the number the reason names; empty where more observations
+           # would not be expected to decide it: an estimate of 0 or pointing away from the claim,
+           # a row left out, a degenerate interval, or a test without a power estimate).
+           "claim_id", "metric_kind", "role", "verdict_reason", "n_needed"]
 VERDICTS = ("yes", "no", "unclear")
 
 # Metric kinds a claim may be carried by, with the label used in the metric text.
@@ -215,13 +219,15 @@ def _effect(lo, hi, direction, negligible=None):
 
 
 def row(*, artifact, claim, model, dataset, metric, value, ci, direction=None, paper_value="", n, seed=None,
-        paper="TSLA", rule="", holds=None, claim_id="", metric_kind="", role="claim", verdict_reason="") -> dict:
+        paper="TSLA", rule="", holds=None, claim_id="", metric_kind="", role="claim", verdict_reason="",
+        n_needed=float("nan")) -> dict:
     """One claims row (COLUMNS); `holds` defaults to `verdict(ci, direction)`."""
     lo, hi = ci
     return {"paper": paper, "artifact": artifact, "claim": claim, "model": model, "dataset": dataset,
             "metric": metric, "value": value, "ci_low": lo, "ci_high": hi, "paper_value": paper_value,
             "holds": holds if holds is not None else verdict(lo, hi, direction), "rule": rule, "n": n, "seed": seed,
-            "claim_id": claim_id, "metric_kind": metric_kind, "role": role, "verdict_reason": verdict_reason}
+            "claim_id": claim_id, "metric_kind": metric_kind, "role": role, "verdict_reason": verdict_reason,
+            "n_needed": n_needed}
 
 
 # ------------------------------------------------------------------ judging
@@ -285,7 +291,7 @@ class Claims:
         for r in out:
             if self.excluded:
                 r["verdict_reason"] = f"left out: {self.excluded} (the data alone: {r['holds']}, {r['verdict_reason']})"
-                r["holds"] = "unclear"
+                r["holds"], r["n_needed"] = "unclear", float("nan")
             if self.note:
                 r["verdict_reason"] = f"{r['verdict_reason']}; {self.note}"
         self.rows += out
@@ -382,7 +388,7 @@ def _contrast_row(entry, arrays, kind, base, *, role, floor_rule, seed):
     holds, reason = _decide(entry, est, kind)
     return {**base, "metric": _metric_text(entry, terms), "value": est["value"], "ci_low": est["ci"][0],
             "ci_high": est["ci"][1], "holds": holds, "n": est["n"], "metric_kind": kind, "role": role,
-            "verdict_reason": prefix + reason}
+            "verdict_reason": prefix + reason, "n_needed": est.get("n_needed", float("nan"))}
 
 
 def _floor_text(arrays, terms):
@@ -443,7 +449,8 @@ def _decide(entry, est, kind) -> tuple[str, str]:
     if est["undecidable"]:
         if entry["test"] == "tost":
             m = entry["margin"][kind]
-            return "unclear", f"undecided: needs n of about {math.ceil(3 / m)} queries without a change (rule of three)"
+            est["n_needed"] = math.ceil(3 / m)
+            return "unclear", f"undecided: needs n of about {est['n_needed']} queries without a change (rule of three)"
         return "unclear", "undecided: the interval is degenerate"
     if n == 0 or not np.isfinite(v):
         return "unclear", "no observations"
@@ -459,6 +466,7 @@ def _decide(entry, est, kind) -> tuple[str, str]:
         need = n_for_equivalence(est["sd"], v, m, entry["alpha"])
         if math.isinf(need):
             return "unclear", f"{interval} straddles +-{m:g} and the estimate {v:.3g} lies outside the margin"
+        est["n_needed"] = int(need)
         return "unclear", (f"undecided: needs n of about {int(need)} ({interval} straddles +-{m:g}; "
                            f"sd {est['sd']:.3g}, TOST p = {t['p']:.3g})")
     holds, why = _effect(lo, hi, entry["direction"], entry["negligible"].get(kind))
@@ -467,6 +475,7 @@ def _decide(entry, est, kind) -> tuple[str, str]:
         s = 1 if entry["direction"] == "positive" else -1
         need = n_for_effect(est["sd"], v, entry["level"])
         if s * v > 0 and not math.isinf(need):
+            est["n_needed"] = int(need)
             reason += f"; undecided: needs n of about {int(need)} at the observed effect and sd"
         elif s * v < 0:
             reason += "; the estimate points the other way"
@@ -488,7 +497,7 @@ def _samples_row(entry, arrays, n, base):
     reason += f" (bootstrap, {int(np.isfinite(samples).sum())} resamples{', centred' if entry.get('ci') == 'centred' else ''})"
     text = METRICS[entry["metric"]] + (f": {entry['note']}" if entry.get("note") else "")
     return {**base, "metric": text, "value": v, "ci_low": lo, "ci_high": hi, "holds": holds, "n": int(n),
-            "metric_kind": entry["metric"], "role": "claim", "verdict_reason": reason}
+            "metric_kind": entry["metric"], "role": "claim", "verdict_reason": reason, "n_needed": float("nan")}
 
 
 def _overlap_row(entry, arrays, base):
@@ -515,4 +524,5 @@ def _overlap_row(entry, arrays, base):
         holds, why = "unclear", f"the CI [{lo:.3g}, {hi:.3g}]% straddles the margin"
     text = METRICS["overlap_share"] + " also in the FV set" + (f" ({entry['note']})" if entry.get("note") else "")
     return {**base, "metric": text, "value": share, "ci_low": lo, "ci_high": hi, "holds": holds, "n": N,
-            "metric_kind": "overlap_share", "role": "claim", "verdict_reason": f"{why}: {facts}"}
+            "metric_kind": "overlap_share", "role": "claim", "verdict_reason": f"{why}: {facts}",
+            "n_needed": float("nan")}

@@ -111,6 +111,8 @@ def gather_claims(paths) -> pd.DataFrame:
     parts = []
     for p in map(str, paths):
         df = pd.read_csv(p, dtype={"paper_value": str, "holds": str})
+        if "n_needed" not in df.columns:   # a claims file written before the column existed
+            df["n_needed"] = float("nan")
         missing = [c for c in CLAIM_COLUMNS if c not in df.columns]
         if missing:
             raise ValueError(f"{p}: not a claims table, missing columns {', '.join(missing)} "
@@ -128,3 +130,42 @@ def gather_claims(paths) -> pd.DataFrame:
 def claims_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Counts of verdicts per model and paper (for logs and captions)."""
     return df.groupby(["model", "paper", "holds"]).size().unstack("holds", fill_value=0).reset_index()
+
+
+UNCLEAR_KINDS = ("n_needed <= 2n", "2n < n_needed <= 10n", "n_needed > 10n", "no estimate")
+
+
+def unclear_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per model, of the rows that carry a verdict (role "claim"): how many, how many "unclear"
+    and their share, and the unclear ones by what more observations would do, from `n_needed`
+    (the n at which the row's interval would be expected to decide it) against the row's n:
+    within reach at up to twice the n, at up to ten times, beyond that (an effect this small is
+    close to none), or no estimate (the estimate is 0 or points away from the claim, the row is
+    left out, its interval is degenerate, or its test gives no power estimate)."""
+    d = df[df["role"] == "claim"] if "role" in df.columns else df
+    rows = []
+    for model, g in d.groupby("model", sort=False):
+        u = g[g["holds"] == "unclear"]
+        need = pd.to_numeric(u["n_needed"], errors="coerce") if "n_needed" in u.columns else pd.Series(float("nan"), index=u.index)
+        ratio = need / pd.to_numeric(u["n"], errors="coerce")
+        kinds = [ratio.le(2).sum(), (ratio.gt(2) & ratio.le(10)).sum(), ratio.gt(10).sum(), ratio.isna().sum()]
+        rows.append({"model": model, "claims": len(g), "unclear": len(u),
+                     "unclear_share": len(u) / len(g) if len(g) else float("nan"),
+                     **{k: int(v) for k, v in zip(UNCLEAR_KINDS, kinds)}})
+    return pd.DataFrame(rows, columns=["model", "claims", "unclear", "unclear_share", *UNCLEAR_KINDS])
+
+
+if __name__ == "__main__":
+    import argparse
+
+    ap = argparse.ArgumentParser(description="Verdict counts of a claims table (results/claims.csv): per model and "
+                                             "paper, and the unclear rows by what more observations would do.")
+    ap.add_argument("claims", nargs="?", default="results/claims.csv")
+    a = ap.parse_args()
+    table = pd.read_csv(a.claims, dtype={"holds": str, "paper_value": str})
+    if "n_needed" not in table.columns:   # written before the column existed
+        table["n_needed"] = float("nan")
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        print(claims_summary(table[table["role"] == "claim"]).to_string(index=False))
+        print()
+        print(unclear_summary(table).to_string(index=False, float_format=lambda x: f"{x:.1%}"))

@@ -150,10 +150,27 @@ def test_an_unclear_reason_says_which_way_the_estimate_points():
     r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
     assert r["value"] == 0 and r["holds"] == "unclear" and r["ci_low"] < 0 < r["ci_high"]
     assert r["verdict_reason"].endswith("; the estimate is 0") and "other way" not in r["verdict_reason"]
+    assert math.isnan(r["n_needed"])   # more queries are not expected to decide an estimate of 0
     tr[0] = 0.0   # one +1 difference becomes 0: mean -1/40
     r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
     assert r["value"] == pytest.approx(-1 / 40) and r["holds"] == "unclear"
-    assert r["verdict_reason"].endswith("; the estimate points the other way")
+    assert r["verdict_reason"].endswith("; the estimate points the other way") and math.isnan(r["n_needed"])
+
+
+def test_an_unclear_effect_names_the_n_its_interval_would_need():
+    """40 queries, 12 gained and 8 lost (+1 / -1 per query, 20 unchanged): d = 0.1, sd by hand;
+    the 95% CI would exclude 0 from N = ceil((z_0.975 sd / d)^2), the number in the reason and in
+    n_needed; a decided row has none."""
+    tr = np.r_[np.ones(12), np.zeros(8), np.zeros(20)]
+    zs = np.r_[np.zeros(12), np.ones(8), np.zeros(20)]
+    diff = tr - zs
+    sd = math.sqrt(((diff - 0.1) ** 2).sum() / 39)
+    need = math.ceil((NormalDist().inv_cdf(0.975) * sd / 0.1) ** 2)
+    r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
+    assert r["value"] == pytest.approx(0.1) and r["holds"] == "unclear"
+    assert r["n_needed"] == need and f"needs n of about {need} at the observed effect" in r["verdict_reason"]
+    decided = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": np.ones(40), "zs": np.zeros(40)}})[0]
+    assert decided["holds"] == "yes" and math.isnan(decided["n_needed"])
 
 
 def test_a_negligible_effect_is_no_on_accuracy():
@@ -265,6 +282,12 @@ def test_a_task_at_floor_is_flagged_and_its_claims_are_left_out_with_the_reason(
     assert r_out["holds"] == "unclear" and r_out["value"] == r_kept["value"] == 1.0
     assert r_out["verdict_reason"].startswith("left out: clean n-shot accuracy 0 is at floor")
     assert "the data alone: yes" in r_out["verdict_reason"]
+    # data that alone would ask for more queries: left out, no n is named as needed
+    weak = {"accuracy": {"tr": np.r_[np.ones(12), np.zeros(28)], "zs": np.r_[np.zeros(12), np.ones(8), np.zeros(20)]}}
+    assert math.isfinite(_judge("T7.tr_vector_raises_accuracy", weak)[0]["n_needed"])
+    out = claims.Claims(claims.rule_claims("tsla_steering"), **CTX, excluded=claims.floor_text(0.0, 0.0))
+    (r_out,) = [r for r in out.judge("T7.tr_vector_raises_accuracy", weak) if r["role"] == "claim"]
+    assert r_out["holds"] == "unclear" and math.isnan(r_out["n_needed"]) and "needs n of about" in r_out["verdict_reason"]
 
 
 # ------------------------------------------------------------------ equivalence (TOST)
@@ -303,7 +326,7 @@ def test_a_small_n_equivalence_is_undecided_and_names_the_n_it_needs():
     assert n_for_equivalence(sd, 0.0, 0.05) == need
     r = _judge("T5.random_ablation_harmless", {"accuracy": {"rnd": rnd, "base": base}})[0]
     assert r["holds"] == "unclear" and r["value"] == 0
-    assert f"undecided: needs n of about {need}" in r["verdict_reason"]
+    assert f"undecided: needs n of about {need}" in r["verdict_reason"] and r["n_needed"] == need
     half = NormalDist().inv_cdf(0.95) * sd / math.sqrt(30)   # ~ t_{0.95, 29} se, the reported 90% CI
     assert r["ci_high"] == pytest.approx(half, rel=0.05) and r["ci_low"] == pytest.approx(-r["ci_high"])
     # with an estimate off centre, N uses the room left inside the margin
@@ -327,7 +350,7 @@ def test_a_change_beyond_the_margin_is_no_and_unchanged_predictions_are_not_yes(
     assert _judge("T5.random_ablation_harmless", {"accuracy": {"rnd": rnd, "base": base}})[0]["holds"] == "no"
     # no prediction changed among 30: sd 0, but 30 queries do not show a change rate below 5%
     r = _judge("T5.random_ablation_harmless", {"accuracy": {"rnd": base[:30], "base": base[:30]}})[0]
-    assert r["holds"] == "unclear" and "needs n of about 60" in r["verdict_reason"]
+    assert r["holds"] == "unclear" and "needs n of about 60" in r["verdict_reason"] and r["n_needed"] == 60
 
 
 # ------------------------------------------------------------------ two samples, samples, overlap

@@ -13,8 +13,9 @@ import pytest
 from icl_heads import claims as claims_mod
 from icl_heads.io import write_csv
 from icl_heads.provenance import Provenance, origins
-from icl_heads.synthesis import (SETS, expected_overlap, gather_claims, head_map, ltv_key_set,
-                                 mean_rank_percentile, overlap_p_value, pairwise_overlaps, top_by_mean_rank)
+from icl_heads.synthesis import (SETS, UNCLEAR_KINDS, expected_overlap, gather_claims, head_map, ltv_key_set,
+                                 mean_rank_percentile, overlap_p_value, pairwise_overlaps, top_by_mean_rank,
+                                 unclear_summary)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -113,6 +114,29 @@ def test_gather_claims_keeps_order_and_sources(tmp_path):
     assert list(df.source) == [str(f1), str(f1), str(f2)] and list(df.source_row) == [0, 1, 0]
     assert list(df.paper_value) == ["", "", ""]
     assert gather_claims([]).empty
+
+
+def test_a_claims_file_from_before_n_needed_is_read_with_it_empty(tmp_path):
+    f = _claims_file(tmp_path / "old.csv", "m1", "d", [0.5])
+    pd.read_csv(f).drop(columns="n_needed").to_csv(f, index=False)
+    df = gather_claims([f])
+    assert list(df.columns) == claims_mod.COLUMNS + ["source", "source_row"] and df.n_needed.isna().all()
+
+
+def test_unclear_summary_sorts_unclear_claim_rows_by_the_n_they_need():
+    """Hand-made rows at n 10: unclear ones needing 15 (within 2n), 20 (2n, still within),
+    50 (within 10n), 500 (beyond) and none; a decided row and an unclear companion do not count."""
+    def r(holds, need, role="claim", model="m"):
+        return {**claims_mod.row(artifact="T5", claim="c", model=model, dataset="d", metric="m", value=0.0,
+                                 ci=(-1, 1), n=10, holds=holds, role=role), "n_needed": need}
+    nan = float("nan")
+    rows = [r("unclear", 15), r("unclear", 20), r("unclear", 50), r("unclear", 500), r("unclear", nan),
+            r("yes", nan), r("unclear", 15, role="companion"), r("no", nan, model="m2")]
+    got = unclear_summary(pd.DataFrame(rows, columns=claims_mod.COLUMNS)).set_index("model")
+    assert got.loc["m", "claims"] == 6 and got.loc["m", "unclear"] == 5
+    assert got.loc["m", "unclear_share"] == pytest.approx(5 / 6)
+    assert [got.loc["m", k] for k in UNCLEAR_KINDS] == [2, 1, 1, 1]
+    assert got.loc["m2", "unclear"] == 0 and got.loc["m2", "unclear_share"] == 0
 
 
 def test_gather_claims_rejects_a_non_claims_table(tmp_path):
