@@ -24,7 +24,10 @@ cannot decide, and `verdict_reason` says why, e.g. "undecided: needs n of about 
   "yes" when the CI lies strictly above 0; "no" when it lies strictly below 0, or strictly
   below the claim's `negligible` effect size for the metric (registry default: 0.05 of accuracy
   or TR ratio: the data exclude an effect that large); "unclear" otherwise (a CI touching 0,
-  such as [-0.19, 0], is not "no").
+  such as [-0.19, 0], is not "no"). An unclear paired row whose estimate points the claim's
+  way names the n at which the CI would exclude 0, N = ceil((z sd / d)^2) (stats.n_for_effect);
+  a row from bootstrap resamples of n prompts, N = n ((hi - lo) / 2 / |d|)^2 (its interval
+  shrinks as 1/sqrt(n)); column n_needed holds N.
 - Equivalence claims (test tost, margin m): two one-sided t-tests at alpha (0.05), i.e. the
   90% CI d +- t se: "yes" when it lies inside (-m, m); "no" when it lies wholly outside it;
   otherwise "unclear", with "undecided: needs n of about N" where
@@ -481,6 +484,18 @@ def _decide(entry, est, kind) -> tuple[str, str]:
             reason += "; the estimate points the other way"
         elif v == 0:
             reason += "; the estimate is 0"
+    elif entry["test"] == "bootstrap_samples" and holds == "unclear" and np.isfinite(lo) and np.isfinite(hi) and hi > lo:
+        # an interval from bootstrap resamples of the n observations (prompts; two-sample rows
+        # resample heads, which more queries do not add): its width shrinks as 1/sqrt(n), so it
+        # would exclude 0 from about n ((hi - lo) / 2 / |d|)^2
+        s = 1 if entry["direction"] == "positive" else -1
+        if s * v > 0:
+            est["n_needed"] = max(n + 1, math.ceil(n * ((hi - lo) / 2 / abs(v)) ** 2))
+            reason += f"; undecided: needs n of about {est['n_needed']} (the interval's width scaled as 1/sqrt(n))"
+        elif s * v < 0:
+            reason += "; the estimate points the other way"
+        else:
+            reason += "; the estimate is 0"
     return holds, reason
 
 
@@ -497,7 +512,8 @@ def _samples_row(entry, arrays, n, base):
     reason += f" (bootstrap, {int(np.isfinite(samples).sum())} resamples{', centred' if entry.get('ci') == 'centred' else ''})"
     text = METRICS[entry["metric"]] + (f": {entry['note']}" if entry.get("note") else "")
     return {**base, "metric": text, "value": v, "ci_low": lo, "ci_high": hi, "holds": holds, "n": int(n),
-            "metric_kind": entry["metric"], "role": "claim", "verdict_reason": reason, "n_needed": float("nan")}
+            "metric_kind": entry["metric"], "role": "claim", "verdict_reason": reason,
+            "n_needed": est.get("n_needed", float("nan"))}
 
 
 def _overlap_row(entry, arrays, base):

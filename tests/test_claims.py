@@ -369,6 +369,20 @@ def test_bootstrap_samples_centred_interval_by_hand():
     assert (r["ci_low"], r["ci_high"]) == pytest.approx((-0.475, 0.475)) and r["holds"] == "unclear"
 
 
+def test_an_unclear_bootstrap_row_names_the_n_from_its_interval_width():
+    """Bootstrap values at the exact normal quantiles around d = 0.1 with sd 0.1 (the se of a
+    mean over n = 50 prompts): by normal theory the 95% CI excludes 0 once se * sqrt(50 / N) <
+    d / z_0.975, i.e. N = 50 (z_0.975 0.1 / 0.1)^2 = 192.1; pointing the other way, none."""
+    nd = NormalDist()
+    z = np.array([nd.inv_cdf((i + 0.5) / 4000) for i in range(4000)])
+    r = _judge("T2.tr_ih_agree_most", {"estimate": 0.1, "samples": 0.1 + 0.1 * z}, n=50)[0]
+    assert r["holds"] == "unclear"
+    want = 50 * nd.inv_cdf(0.975) ** 2
+    assert r["n_needed"] == pytest.approx(want, rel=0.02) and f"needs n of about {r['n_needed']}" in r["verdict_reason"]
+    r = _judge("T2.tr_ih_agree_most", {"estimate": -0.1, "samples": -0.1 + 0.1 * z}, n=50)[0]
+    assert r["holds"] == "unclear" and math.isnan(r["n_needed"]) and "points the other way" in r["verdict_reason"]
+
+
 def test_hypergeometric_overlap_expectation_by_hand():
     # 72 heads, two sets of 2: E = 2 * 2 / 72; P(X >= 1) = 1 - C(70, 2) / C(72, 2)
     e, p = overlap_test(1, 2, 2, 72)
