@@ -364,13 +364,13 @@ def _induction_scores(c: _Ctx, m: str, w: dict):
 
 def _fv_scores(c: _Ctx, m: str, w: dict):
     """fv.mean_head_z over the clean prompts; fv.fv_scores_fast per corrupted prompt: the prefix
-    (T - 1), the clean final step (1), then L x H one-position rows, those of layer group [a, b)
-    from block a."""
+    (T - 1), then per pass of layers [a, b) its unpatched row through every block and the rows
+    of layer l from block l (L - l of the L blocks), counted in whole-model columns."""
     L, H = c.shape(m)
     f, ln = c.cfg["fv"], c.len(w["dataset"])
     n, T = ln.count("test", 0, f["n_prompts"]), ln.prompt(f["n_shot"])
-    rows = sum((b - a) * H * (L - a) / L for a, b in layer_groups(L, H, f["chunk"]))
-    return n * T + n * (T + rows), 0.0
+    rows = sum(1 + H * sum(L - l for l in range(a, b)) / L for a, b in layer_groups(L, H, f["chunk"]))
+    return n * T + n * (T - 1 + rows), 0.0
 
 
 def _random_first(L: int, H: int, k: int):

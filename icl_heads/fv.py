@@ -48,18 +48,19 @@ def _answer_prob(logits: torch.Tensor, token: int) -> torch.Tensor:
     return torch.exp(x[:, token] - torch.logsumexp(x, -1))
 
 
-def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Tensor, chunk: int = 64,
+def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Tensor, chunk: int = 1024,
                    progress: bool = False, desc: str = "FV") -> torch.Tensor:
     """[P, L, H] rise in p(answer) when each head's mean z is patched in at N.
 
-    Per prompt: the prefix (tokens 0..N-1) runs once into a key/value cache, and the clean final
-    step records every block's output at N. Every head's patched final step then runs in
-    batches of rows, one head per row, as branches of that one cache (`run(branches=True)`:
-    the rows are columns of one sequence at position N, each attending to the prefix and itself,
-    so no row copies the cache). A batch holds the heads of layers a..b-1 (at most `chunk` rows) and starts at
-    block a from the clean record (blocks below a see exactly the clean inputs), so a head of
-    layer l costs blocks a..L-1 rather than the whole model. The batches stop at the final
-    residual; the final norm and unembedding then run once over every row of the prompt."""
+    Per prompt: the prefix (tokens 0..N-1) runs once into a key/value cache. Every head's
+    patched final step then runs as a branch of that one cache (`run(branches=True)`: the rows
+    are columns of one sequence at position N, each attending to the prefix and itself, so no
+    row copies the cache), beside row 0, the unpatched final step. The rows are ordered by
+    layer and join the pass at their own layer (`run(grow=...)`): below layer l a row patched
+    at layer l equals row 0, so block l runs only row 0 and the rows of layers <= l, and a
+    head of layer l costs blocks l..L-1 instead of the whole model. A pass holds at most
+    `chunk` heads (consecutive layers; each pass runs its own row 0). The final norm and
+    unembedding then run once over every row, vocab block by block, p(answer) in float64."""
     L, H = model.n_layers, model.n_heads
     groups = layer_groups(L, H, chunk)
     final = f"blocks.{L - 1}.hook_resid_post"   # the input of the final norm
@@ -69,19 +70,16 @@ def fv_scores_fast(model: HookedModel, corrupted: list[Prompt], means: torch.Ten
     for i, p in enumerate(tqdm(corrupted, desc=desc, file=sys.stderr, disable=not progress, unit="prompt")):
         b = Batch(torch.tensor([p.input_ids]))
         prefix = model.prefix(b, b.input_ids.shape[1] - 1)
-        clean = model.run(b, want=("block_out",), hooks=last, prefix=prefix, keep=no_logits)
-        record = clean.extras["block_out"]
-        finals = [clean.hooks[final]]
+        probs = []
         for a, z in groups:
             hs = [(l, h) for l in range(a, z) for h in range(H)]
-            k = len(hs)
-            got = model.run(b.repeat_interleave(k), ivs=[RowHeadPatch(hs, means[a:z].reshape(k, -1))], hooks=last,
-                            keep=no_logits, prefix=prefix, branches=True,
-                            replay=([o.expand(k, *o.shape[1:]) for o in record[:a]], a))
-            finals.append(got.hooks[final])
-        probs = torch.cat([_answer_prob(model.logits_from_resid(f), p.answer_token) for f in
-                           torch.cat(finals).split(max(chunk, 1))])
-        out[i] = (probs[1:] - probs[0]).view(L, H)
+            k = 1 + len(hs)
+            grow = [1 if l < a else 1 + (min(l, z - 1) - a + 1) * H for l in range(L)]
+            got = model.run(b.repeat_interleave(k), ivs=[RowHeadPatch(hs, means[a:z].reshape(len(hs), -1), first_row=1)],
+                            hooks=last, keep=no_logits, prefix=prefix, branches=True, grow=grow)
+            pr = model.token_logprobs_from_resid(got.hooks[final], p.answer_token).exp()
+            probs.append(pr[1:] - pr[0])
+        out[i] = torch.cat(probs).view(L, H)
     return out if model.dtype == torch.float64 else out.float()
 
 

@@ -21,12 +21,17 @@ Checks (one test function each):
   6 prefix           a key/value-prefix continuation equals the full pass (left padded), twice
   7 left_padding     a row alone equals the same row left padded in a batch
   8 zgrad            ZGrad gradients at z equal central finite differences
-  9 unembed          logits at N are the closed form (x s) unembed()^T + unembed_bias() (+ soft cap)
+  9 unembed          logits at N are the closed form (x s) unembed()^T + unembed_bias() (+ soft cap);
+                     log p(token) taken vocab block by block equals log_softmax of the logits
  10 replay           replaying recorded block outputs equals the full run; the block list is intact
  11 fv_fast          FV scores by the shared-prefix, start-at-layer fast path equal one full pass per
                      (prompt, head); a broadcast prefix (views) continues like a copied one and is left intact
  12 shared_eval      the evaluation loop's sharing modes (layers, columns, both) equal a full pass per
                      condition, for residual additions at N of each layer, head ablations and the clean run
+ 13 branches         rows continuing one prefix as columns of one sequence (a 4-D mask) equal a full
+                     pass per row
+ 14 grow             branches that join the pass at their own layer (run(grow=...)) equal every block
+                     running every branch
 """
 from __future__ import annotations
 
@@ -160,7 +165,7 @@ for _par in (True, False):
 KNOWN_FAILURES: dict[tuple[str, str], str] = {}
 
 CHECKS = ("heads_sum", "zero_ablation", "frozen_ablation", "weights", "head_patch", "resid_add", "prefix", "left_padding", "zgrad",
-          "unembed", "replay", "fv_fast", "shared_eval", "branches")
+          "unembed", "replay", "fv_fast", "shared_eval", "branches", "grow")
 
 
 def supported_families() -> list[str]:
@@ -668,6 +673,14 @@ def test_unembedding_closed_form(tid):
     close(out.logits, logits, atol=1e-5, rtol=1e-5, msg="closed-form logits")
     close(out.logits, hf_logits(h.model, batch()), msg="run() logits vs the model's own")
     close(h.logits_from_resid(out.resid[:, -1]), out.logits, msg="logits_from_resid")
+    # log p(token) taken vocab block by block (blocks of 7 do not divide V: a short last block)
+    tok = torch.tensor([5, V - 1])
+    want = torch.log_softmax(out.logits.double(), -1).gather(1, tok[:, None])[:, 0]
+    for chunk in (7, V):
+        close(h.token_logprobs_from_resid(out.resid[:, -1], tok, vocab_chunk=chunk), want, atol=1e-6, rtol=0,
+              msg=f"token_logprobs_from_resid, blocks of {chunk}")
+    close(h.token_logprobs_from_resid(out.resid[:, -1], 9), torch.log_softmax(out.logits.double(), -1)[:, 9],
+          atol=1e-6, rtol=0, msg="one token for every row")
     if spec.layernorm:
         assert U.sum(-1).abs().max() < 1e-5, "LayerNorm unembedding rows must be centred"
         assert c.abs().max() > 1e-3, "the final LayerNorm bias is exercised"
@@ -696,8 +709,8 @@ def test_replay_equals_the_full_run(tid):
 
 @pytest.mark.parametrize("tid", _params("fv_fast"))
 def test_fv_fast_path_equals_the_per_head_loop(tid):
-    """11. fv_scores_fast (every row a branch of one prefix cache, rows of layer l starting at
-    block l from the clean record) == fv_scores_reference (a full pass per prompt and head),
+    """11. fv_scores_fast (every row a branch of one prefix cache, rows of layer l joining at
+    block l, `run(grow=...)`) == fv_scores_reference (a full pass per prompt and head),
     with chunks that split and that span layers; the prefix that branches continued is unchanged."""
     from icl_heads.fv import fv_scores_fast, fv_scores_reference
     from icl_heads.prompts import Prompt
@@ -826,3 +839,43 @@ def test_branches_equal_a_full_pass_per_row(tid):
     with pytest.raises(ValueError, match="attention patterns"):
         h.run(Batch(torch.tensor([ROWS[0]] * 2)), want=("attn",), prefix=h.prefix(Batch(torch.tensor([ROWS[0]])), 8),
               branches=True)
+
+
+@pytest.mark.parametrize("tid", _params("grow"))
+def test_grow_equals_every_branch_at_every_block(tid):
+    """14. run(branches=True, grow=...): row 0 unpatched and rows patched (a head at N) at layers
+    0..L-1 in layer order, each joining the pass at its layer == the same branches with every
+    block running every row, on an unpadded and a left-padded prompt (the cut 4-D mask must keep
+    the padding and sliding windows hidden); the block list is the original afterwards, and
+    a grow that is not a pass or a read at a cut block is refused."""
+    h, spec = hooked(tid), SPECS[tid]
+    before = spec.layers(h.model)
+    g = torch.Generator().manual_seed(11)
+    heads = [(0, 2), (0, 0), (1, 3), (2, 1), (2, 2)]             # in layer order
+    k = 1 + len(heads)
+    grow = [1 + sum(1 for ll, _ in heads if ll <= l) for l in range(L)]
+    vals = torch.randn(len(heads), DH, generator=g) * 2
+    last = {f"blocks.{L - 1}.hook_resid_post": "last"}
+    for row, pad in ((ROWS[0], 0), (ROWS[1], 3)):
+        ids, mask = [0] * pad + row, [0] * pad + [1] * len(row)
+        b = Batch(torch.tensor([ids] * k), torch.tensor([mask] * k))
+        p = h.prefix(Batch(torch.tensor([ids]), torch.tensor([mask])), len(ids) - 1)
+        iv = [RowHeadPatch(heads, vals, first_row=1)]
+        full = h.run(b, ivs=iv, hooks=last, prefix=p, branches=True)
+        got = h.run(b, ivs=iv, hooks=last, prefix=p, branches=True, grow=grow)
+        close(got.logits, full.logits, msg=f"pad {pad}: logits")
+        fin = f"blocks.{L - 1}.hook_resid_post"
+        close(got.hooks[fin], full.hooks[fin], msg=f"pad {pad}: final residual")
+        assert (got.logits[1:] - got.logits[0]).abs().max() > 1e-3, "the patches change the rows"
+        single = h.run(Batch(torch.tensor([ids]), torch.tensor([mask])),
+                       ivs=[HeadPatch(*heads[2], vals[2], position=-1)]).logits
+        close(got.logits[3:4], single, msg=f"pad {pad}: row 3 == its own full pass")
+        after = spec.layers(h.model)
+        assert all(a is o for a, o in zip(after, before)), "block list changed"
+        for bad in (grow[:-1], [0] + grow[1:], grow[:-1] + [k + 1], [3, 2] + grow[2:]):
+            with pytest.raises(ValueError, match="grow"):
+                h.run(b, ivs=iv, prefix=p, branches=True, grow=bad)
+        with pytest.raises(ValueError, match="read"):
+            h.run(b, ivs=iv, hooks={"blocks.0.hook_resid_post": "last"}, prefix=p, branches=True, grow=grow)
+        with pytest.raises(ValueError, match="branches"):
+            h.run(b, grow=grow)

@@ -165,11 +165,14 @@ def test_fv_scoring_tokens_equal_the_metered_blocks_and_the_closed_form(hooked):
     job = cost.job_cost(cfg, "fv_scores", {"model": "m", "dataset": "capitalize"}, tokens=cost.TokenizerCounter(tok))
     assert job.forward == pytest.approx(m.tokens)
     n, T, L, H = 3, 4 * 6 + 5, 3, 4         # "Q: x\nA: y\n\n" is 6 tokens, the query 5, no BOS; groups (0, 2), (2, 3)
-    assert job.forward == pytest.approx(n * T + n * (T + 2 * H * L / L + 1 * H * (L - 2) / L))
-    # a Llama-3-8B shape: chunk 128 -> 8 groups of 4 layers; sum_g 4 x 32 x (32 - 4g) / 32 = 576 rows
-    big = tiny_config(models={"m": {"shape": {"n_layers": 32, "n_heads": 32}}}, fv={"chunk": 128})
-    job = cost.job_cost(big, "fv_scores", {"model": "m", "dataset": "capitalize"}, tokens=cost.TokenizerCounter(tok))
-    assert job.forward == pytest.approx(n * T + n * (T + 576))
+    # per pass: its unpatched row (1 column) + the rows of layer l from block l (L - l of L blocks)
+    assert job.forward == pytest.approx(n * T + n * (T - 1 + (1 + H * (3 + 2) / L) + (1 + H * 1 / L)))
+    # a Llama-3-8B shape: chunk 128 -> 8 passes of 4 layers: 8 + sum_l (32 - l) = 8 + 528 columns;
+    # chunk 1024 -> one pass: 1 + 528
+    for chunk, rows in ((128, 536), (1024, 529)):
+        big = tiny_config(models={"m": {"shape": {"n_layers": 32, "n_heads": 32}}}, fv={"chunk": chunk})
+        job = cost.job_cost(big, "fv_scores", {"model": "m", "dataset": "capitalize"}, tokens=cost.TokenizerCounter(tok))
+        assert job.forward == pytest.approx(n * T + n * (T - 1 + rows))
 
 
 @pytest.mark.parametrize("L,H,chunk", [(3, 4, 8), (32, 32, 128), (30, 9, 64), (18, 4, 64), (7, 5, 3), (2, 4, 1)])
@@ -310,8 +313,8 @@ def totals(text: str) -> list[float]:
     return [float(line.split()[4]) for line in text.splitlines() if line.startswith("total ")]
 
 
-def test_cli_prints_a_total_for_the_default_config():
-    text = run_cli(DEFAULT)
+def test_cli_prints_a_total_for_the_default_config(tmp_path):
+    text = run_cli(DEFAULT, "--config", f"resources_dir={tmp_path}")   # nothing materialised there: default throughput
     assert len(totals(text)) == 3 and all(h > 0 for h in totals(text))   # smollm2, gemma, tiny-neox (+ checkpoints)
     assert "all models:" in text and "cost.throughput.default" in text
 

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from typing import Iterable, Sequence
 
 import torch
+import torch.nn.functional as F
 from torch import nn
 from transformers.cache_utils import DynamicLayer
 
@@ -126,6 +127,47 @@ def _branch_action(f, x):
     v = x.reshape(x.shape[0] * x.shape[1], 1, *x.shape[2:])
     y = f(v)
     return (v if y is None else y).reshape(x.shape)
+
+
+def _narrow(v, k: int, m: int):
+    """A block argument of a branches pass with k columns, cut to its first m columns: a 4-D
+    additive mask [B, 1, k, n + k] to [B, 1, m, n + m] (the prefix's n columns and the first m
+    branches), a per-column tensor [B, k, ...] (position ids, rotary cos / sin) to [B, m, ...],
+    a [k] one to [m]; tuples, lists and dicts element by element; anything else as it is."""
+    if torch.is_tensor(v):
+        if v.dim() == 4 and v.shape[1] == 1 and v.shape[-2] == k and v.shape[-1] > k:
+            return v[:, :, :m, : v.shape[-1] - k + m]
+        if v.dim() >= 2 and v.shape[1] == k:
+            return v[:, :m]
+        if v.dim() == 1 and v.shape[0] == k:
+            return v[:m]
+        return v
+    if isinstance(v, (tuple, list)):
+        return type(v)(_narrow(x, k, m) for x in v)
+    if isinstance(v, dict):
+        return {key: _narrow(x, k, m) for key, x in v.items()}
+    return v
+
+
+class _Grow(nn.Module):
+    """Stands in for block l of a branches pass of k columns that runs only the first m of them
+    (`run(grow=...)`): the columns the block below did not run join as copies of column 0,
+    the arguments are cut to m columns (`_narrow`), and the block's output has m columns."""
+
+    def __init__(self, block: nn.Module, k: int, m: int):
+        super().__init__()
+        self.block, self.k, self.m = block, k, m
+
+    def forward(self, hidden_states, *args, **kwargs):
+        x, m = hidden_states, self.m
+        if x.shape[1] > m:
+            x = x[:, :m]
+        elif x.shape[1] < m:
+            x = torch.cat([x, x[:, :1].expand(-1, m - x.shape[1], -1)], 1)
+        if m < self.k:
+            args = tuple(_narrow(a, self.k, m) for a in args)
+            kwargs = {key: _narrow(v, self.k, m) for key, v in kwargs.items()}
+        return self.block(x, *args, **kwargs)
 
 
 class _Replay(nn.Module):
@@ -336,6 +378,37 @@ class HookedModel:
         return c
 
     @torch.no_grad()
+    def token_logprobs_from_resid(self, h: torch.Tensor, tokens, vocab_chunk: int = 4096) -> torch.Tensor:
+        """[n] float64 log p(token) of final residual states h ([n, d], the input of the final
+        norm): the logits of `logits_from_resid`, taken vocab_chunk tokens of the unembedding
+        at a time (a [n, vocab_chunk] block stays in cache; on the default models this is about
+        2x faster than one [n, V] product), each block's logsumexp in float64, combined in
+        float64. tokens: one token id for every row, or [n] ids."""
+        head = self.model.get_output_embeddings()
+        if type(head) is not nn.Linear:   # an unembedding that is not a plain product: its own forward
+            lg = self.logits_from_resid(h).double()
+            tok = torch.as_tensor(tokens, dtype=torch.long).expand(lg.shape[0])
+            return lg.gather(1, tok[:, None])[:, 0] - torch.logsumexp(lg, -1)
+        x = self.final_norm(h.to(self.device, self.dtype)[:, None, :])[:, 0]
+        W, bias = head.weight, getattr(head, "bias", None)
+        cap = getattr(self.cfg, self.adapter.softcap_attr, None) if self.adapter.softcap_attr else None
+        n, V = x.shape[0], W.shape[0]
+        tok = torch.as_tensor(tokens, dtype=torch.long, device=x.device).expand(n)
+        picked = torch.zeros(n, dtype=torch.float64, device=x.device)
+        parts = []
+        for a in range(0, V, vocab_chunk):
+            lg = F.linear(x, W[a:a + vocab_chunk], None if bias is None else bias[a:a + vocab_chunk]).float()
+            if cap:
+                lg = torch.tanh(lg / cap) * cap
+            lg = lg.double()
+            parts.append(torch.logsumexp(lg, -1))
+            inside = (tok >= a) & (tok < a + lg.shape[1])
+            if inside.any():
+                rows = inside.nonzero()[:, 0]
+                picked[rows] = lg[rows, tok[rows] - a]
+        return (picked - torch.logsumexp(torch.stack(parts, -1), -1)).cpu()
+
+    @torch.no_grad()
     def logits_from_resid(self, h: torch.Tensor) -> torch.Tensor:
         """Logits of final residual states h ([n, d], the input of the final norm)."""
         x = self.final_norm(h.to(self.device, self.dtype)[:, None, :])
@@ -430,7 +503,8 @@ class HookedModel:
 
     def run(self, batch: Batch, want: Iterable[str] = ("logits",), ivs: Sequence = (), *,
             hooks: dict[str, str] | None = None, prefix: Prefix | None = None, keep=None, grad: bool = False,
-            replay: tuple | None = None, consume_prefix: bool = False, branches: bool = False) -> RunOutput:
+            replay: tuple | None = None, consume_prefix: bool = False, branches: bool = False,
+            grow: Sequence[int] | None = None) -> RunOutput:
         """One forward pass.
 
         want: "logits" ([B, V] at the final position; keep=K: the last K columns, or a tensor of
@@ -446,6 +520,13 @@ class HookedModel:
         the prefix and to itself only (a 4-D mask), so the prefix's keys and values are read by
         every row instead of being copied per row. Interventions, reads and `replay` see the
         rows as rows, as without branches.
+        grow (with branches, one prompt): L non-decreasing column counts ending at k; block l
+        runs only the first grow[l] branch columns, and a column joins at the first block that
+        runs it as a copy of column 0's input there. The caller vouches that a row is the same
+        as row 0 below the block where it joins (e.g. row 0 unpatched and a row whose patch is
+        at layer l joining at block l), so the pass costs sum(grow) rather than L * k column-
+        blocks. Interventions at block l see its grow[l] rows; reads at a block that runs fewer
+        than k columns are refused.
         Everything else comes back on the CPU."""
         want = set(want)
         unknown = want - WANTS
@@ -507,9 +588,17 @@ class HookedModel:
                 actions[p] = [lambda x, f=f: _branch_action(f, x) for f in actions[p]]
             if replay is not None:
                 replay = ([o.reshape(n_p, k, *o.shape[2:]) for o in replay[0]], replay[1])
+            if grow is not None:
+                grow = self._grow_check(grow, n_p, k, want, reads, replay)
+        elif grow is not None:
+            raise ValueError("grow runs the branch columns of run(branches=True): pass branches=True")
         handles = self._install(actions)
         swapped = []
         try:
+            if grow is not None:
+                for l, m in enumerate(grow):
+                    swapped.append(l)
+                    self._blocks[l] = _Grow(self.layers[l], k, m)
             if replay is not None:
                 outs, first = replay
                 for l in range(first):
@@ -550,6 +639,23 @@ class HookedModel:
         if self.cfg._attn_implementation not in ("eager", "sdpa"):
             raise ValueError(f"branches=True needs attention 'eager' or 'sdpa', not {self.cfg._attn_implementation!r}")
         return n_p, k
+
+    def _grow_check(self, grow, n_p: int, k: int, want: set, reads: dict, replay) -> list[int]:
+        """run(grow=...)'s column counts, after checking that they describe a pass."""
+        grow = [int(m) for m in grow]
+        L = self.n_layers
+        if len(grow) != L or grow[0] < 1 or grow[-1] != k or any(b < a for a, b in zip(grow, grow[1:])):
+            raise ValueError(f"grow: {L} non-decreasing column counts from at least 1 up to the pass's {k} "
+                             f"branch columns, one per block; got {grow}")
+        if n_p != 1:
+            raise ValueError(f"grow runs the branches of one prompt; this pass continues {n_p}")
+        if replay is not None or "block_out" in want:
+            raise ValueError("grow cannot be combined with replay or want='block_out'")
+        for p in reads:
+            if p.startswith("blocks.") and grow[int(p.split(".")[1])] < k:
+                raise ValueError(f"grow: the read {p!r} is at a block that runs {grow[int(p.split('.')[1])]} "
+                                 f"of the {k} columns; read at a block that runs them all")
+        return grow
 
     def _branch_inputs(self, batch: Batch, prefix: Prefix, n_p: int, k: int, logits: bool) -> dict:
         """input_ids, position_ids and the 4-D additive attention masks [B, 1, k, n + k] (one

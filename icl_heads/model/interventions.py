@@ -146,12 +146,14 @@ class HeadPatch(Intervention):
 
 @dataclass
 class RowHeadPatch(Intervention):
-    """Row r of the batch gets head heads[r] = (layer, head) set to values[r] at `position`
-    (one head per row: every head's patch of one prompt runs as one batch)."""
+    """Row first_row + r of the batch gets head heads[r] = (layer, head) set to values[r] at
+    `position` (one head per row: every head's patch of one prompt runs as one batch; rows
+    before first_row are left as they are)."""
 
     heads: Sequence[tuple[int, int]]
     values: torch.Tensor
     position: int = -1
+    first_row: int = 0
 
     def points(self, n_layers):
         return [z_point(l) for l in sorted({l for l, _ in self.heads})]
@@ -161,7 +163,7 @@ class RowHeadPatch(Intervention):
         rows = [r for r, (ll, _) in enumerate(self.heads) if ll == l]
         heads = [self.heads[r][1] for r in rows]
         z = _heads_view(x, run)
-        z[rows, self.position, heads, :] = self.values[rows].to(z.device, z.dtype)
+        z[[self.first_row + r for r in rows], self.position, heads, :] = self.values[rows].to(z.device, z.dtype)
         return _flat(z)
 
 
