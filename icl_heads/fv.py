@@ -7,7 +7,8 @@ over scoring tasks).
 
 Because the patch touches only position N, every corrupted prompt's prefix (tokens
 0..N-1) is run once with a key/value cache shared by every head's patched final step,
-and a head of layer l starts from the clean state at block l (`fv_scores_fast`). `fv_scores_reference` runs
+and a row patched at layer l joins the pass at block l, where it still equals the unpatched row
+(`fv_scores_fast`). `fv_scores_reference` runs
 one full forward pass per (prompt, head); the two agree to float precision (tested).
 """
 from __future__ import annotations
