@@ -855,7 +855,8 @@ def test_grow_equals_every_branch_at_every_block(tid):
     k = 1 + len(heads)
     grow = [1 + sum(1 for ll, _ in heads if ll <= l) for l in range(L)]
     vals = torch.randn(len(heads), DH, generator=g) * 2
-    last = {f"blocks.{L - 1}.hook_resid_post": "last"}
+    fin = f"blocks.{L - 1}.hook_resid_post"
+    last = {fin: "last"}
     for row, pad in ((ROWS[0], 0), (ROWS[1], 3)):
         ids, mask = [0] * pad + row, [0] * pad + [1] * len(row)
         b = Batch(torch.tensor([ids] * k), torch.tensor([mask] * k))
@@ -864,7 +865,6 @@ def test_grow_equals_every_branch_at_every_block(tid):
         full = h.run(b, ivs=iv, hooks=last, prefix=p, branches=True)
         got = h.run(b, ivs=iv, hooks=last, prefix=p, branches=True, grow=grow)
         close(got.logits, full.logits, msg=f"pad {pad}: logits")
-        fin = f"blocks.{L - 1}.hook_resid_post"
         close(got.hooks[fin], full.hooks[fin], msg=f"pad {pad}: final residual")
         assert (got.logits[1:] - got.logits[0]).abs().max() > 1e-3, "the patches change the rows"
         single = h.run(Batch(torch.tensor([ids]), torch.tensor([mask])),

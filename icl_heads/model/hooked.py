@@ -391,15 +391,12 @@ class HookedModel:
             return lg.gather(1, tok[:, None])[:, 0] - torch.logsumexp(lg, -1)
         x = self.final_norm(h.to(self.device, self.dtype)[:, None, :])[:, 0]
         W, bias = head.weight, getattr(head, "bias", None)
-        cap = getattr(self.cfg, self.adapter.softcap_attr, None) if self.adapter.softcap_attr else None
         n, V = x.shape[0], W.shape[0]
         tok = torch.as_tensor(tokens, dtype=torch.long, device=x.device).expand(n)
         picked = torch.zeros(n, dtype=torch.float64, device=x.device)
         parts = []
         for a in range(0, V, vocab_chunk):
-            lg = F.linear(x, W[a:a + vocab_chunk], None if bias is None else bias[a:a + vocab_chunk]).float()
-            if cap:
-                lg = torch.tanh(lg / cap) * cap
+            lg = self._softcap(F.linear(x, W[a:a + vocab_chunk], None if bias is None else bias[a:a + vocab_chunk]).float())
             lg = lg.double()
             parts.append(torch.logsumexp(lg, -1))
             inside = (tok >= a) & (tok < a + lg.shape[1])
@@ -412,11 +409,12 @@ class HookedModel:
     def logits_from_resid(self, h: torch.Tensor) -> torch.Tensor:
         """Logits of final residual states h ([n, d], the input of the final norm)."""
         x = self.final_norm(h.to(self.device, self.dtype)[:, None, :])
-        logits = self.model.get_output_embeddings()(x)[:, 0].float()
+        return self._softcap(self.model.get_output_embeddings()(x)[:, 0].float()).cpu()
+
+    def _softcap(self, logits: torch.Tensor) -> torch.Tensor:
+        """The final logit soft cap, tanh(logits / cap) * cap, where the model has one (Gemma 2)."""
         cap = getattr(self.cfg, self.adapter.softcap_attr, None) if self.adapter.softcap_attr else None
-        if cap:
-            logits = torch.tanh(logits / cap) * cap
-        return logits.cpu()
+        return torch.tanh(logits / cap) * cap if cap else logits
 
     # ---------------------------------------------------------------- hook points
     def _site(self, point: str):
@@ -652,9 +650,10 @@ class HookedModel:
         if replay is not None or "block_out" in want:
             raise ValueError("grow cannot be combined with replay or want='block_out'")
         for p in reads:
-            if p.startswith("blocks.") and grow[int(p.split(".")[1])] < k:
-                raise ValueError(f"grow: the read {p!r} is at a block that runs {grow[int(p.split('.')[1])]} "
-                                 f"of the {k} columns; read at a block that runs them all")
+            m = grow[int(p.split(".")[1])] if p.startswith("blocks.") else k
+            if m < k:
+                raise ValueError(f"grow: the read {p!r} is at a block that runs {m} of the {k} columns; "
+                                 "read at a block that runs them all")
         return grow
 
     def _branch_inputs(self, batch: Batch, prefix: Prefix, n_p: int, k: int, logits: bool) -> dict:
