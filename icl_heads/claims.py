@@ -24,15 +24,19 @@ cannot decide, and `verdict_reason` says why, e.g. "undecided: needs n of about 
   "yes" when the CI lies strictly above 0; "no" when it lies strictly below 0, or strictly
   below the claim's `negligible` effect size for the metric (registry default: 0.05 of accuracy
   or TR ratio: the data exclude an effect that large); "unclear" otherwise (a CI touching 0,
-  such as [-0.19, 0], is not "no"). An unclear paired row whose estimate points the claim's
-  way names the n at which the CI would exclude 0, N = ceil((z sd / d)^2) (stats.n_for_effect);
-  a row from bootstrap resamples of n prompts, N = n ((hi - lo) / 2 / |d|)^2 (its interval
-  shrinks as 1/sqrt(n)); column n_needed holds N.
+  such as [-0.19, 0], is not "no"). An unclear row names the n at which its interval would be
+  expected to decide it, and which way (columns n_needed, decides_as): the smallest n at which
+  the CI, at the observed estimate d (signed so that the claim's direction is positive) and sd,
+  would lie above 0 ("yes", for d > 0), below 0 ("no", for d < 0), or below the negligible
+  effect g ("no", for d < g). For a gap t between d and that boundary, a paired row needs
+  N = ceil((z sd / t)^2) (stats.n_for_effect), a row from bootstrap resamples of n prompts
+  N = n ((hi - lo) / 2 / t)^2 (its interval shrinks as 1/sqrt(n)). A row that would be decided
+  "no" is a non-replication at the observed effect, not noise.
 - Equivalence claims (test tost, margin m): two one-sided t-tests at alpha (0.05), i.e. the
   90% CI d +- t se: "yes" when it lies inside (-m, m); "no" when it lies wholly outside it;
   otherwise "unclear", with "undecided: needs n of about N" where
-  N = ceil((z_{1-alpha} sd / (m - |d|))^2) (stats.n_for_equivalence), or "the estimate lies
-  outside the margin" where |d| >= m. A 0/1 row where no query changes has sd 0: the floor
+  N = ceil((z_{1-alpha} sd / (m - |d|))^2) (stats.n_for_equivalence) for |d| < m ("yes"), and
+  N = ceil((z_{1-alpha} sd / (|d| - m))^2) for |d| > m (the CI would lie outside: "no"). A 0/1 row where no query changes has sd 0: the floor
   rule applies; without a partner it is "unclear" and needs n of about 3/m such queries (rule
   of three).
 - Overlap claims (test hypergeometric_overlap, margin m in % of the first set): "yes" when the
@@ -60,9 +64,10 @@ COLUMNS = ["paper", "artifact", "claim", "model", "dataset", "metric", "value", 
            # contrast on another metric); verdict_reason: why the verdict, in words; n_needed: for an
            # "unclear" row, the n at which its interval would be expected to decide it, from the
            # observed effect and sd (the number the reason names; empty where more observations
-           # would not be expected to decide it: an estimate of 0 or pointing away from the claim,
-           # a row left out, a degenerate interval, or a test without a power estimate).
-           "claim_id", "metric_kind", "role", "verdict_reason", "n_needed"]
+           # would not be expected to decide it: an estimate of 0 with no negligible effect size,
+           # a row left out, a degenerate interval, or a test without a power estimate);
+           # decides_as: the verdict ("yes" / "no") it would be expected to reach at n_needed.
+           "claim_id", "metric_kind", "role", "verdict_reason", "n_needed", "decides_as"]
 VERDICTS = ("yes", "no", "unclear")
 
 # Metric kinds a claim may be carried by, with the label used in the metric text.
@@ -223,14 +228,14 @@ def _effect(lo, hi, direction, negligible=None):
 
 def row(*, artifact, claim, model, dataset, metric, value, ci, direction=None, paper_value="", n, seed=None,
         paper="TSLA", rule="", holds=None, claim_id="", metric_kind="", role="claim", verdict_reason="",
-        n_needed=float("nan")) -> dict:
+        n_needed=float("nan"), decides_as="") -> dict:
     """One claims row (COLUMNS); `holds` defaults to `verdict(ci, direction)`."""
     lo, hi = ci
     return {"paper": paper, "artifact": artifact, "claim": claim, "model": model, "dataset": dataset,
             "metric": metric, "value": value, "ci_low": lo, "ci_high": hi, "paper_value": paper_value,
             "holds": holds if holds is not None else verdict(lo, hi, direction), "rule": rule, "n": n, "seed": seed,
             "claim_id": claim_id, "metric_kind": metric_kind, "role": role, "verdict_reason": verdict_reason,
-            "n_needed": n_needed}
+            "n_needed": n_needed, "decides_as": decides_as}
 
 
 # ------------------------------------------------------------------ judging
@@ -294,7 +299,7 @@ class Claims:
         for r in out:
             if self.excluded:
                 r["verdict_reason"] = f"left out: {self.excluded} (the data alone: {r['holds']}, {r['verdict_reason']})"
-                r["holds"], r["n_needed"] = "unclear", float("nan")
+                r["holds"], r["n_needed"], r["decides_as"] = "unclear", float("nan"), ""
             if self.note:
                 r["verdict_reason"] = f"{r['verdict_reason']}; {self.note}"
         self.rows += out
@@ -391,7 +396,7 @@ def _contrast_row(entry, arrays, kind, base, *, role, floor_rule, seed):
     holds, reason = _decide(entry, est, kind)
     return {**base, "metric": _metric_text(entry, terms), "value": est["value"], "ci_low": est["ci"][0],
             "ci_high": est["ci"][1], "holds": holds, "n": est["n"], "metric_kind": kind, "role": role,
-            "verdict_reason": prefix + reason, "n_needed": est.get("n_needed", float("nan"))}
+            "verdict_reason": prefix + reason, **_power_columns(est)}
 
 
 def _floor_text(arrays, terms):
@@ -443,8 +448,28 @@ def _estimate(entry, arrays, terms, kind, seed) -> dict:
             "degenerate": degenerate, "contrast": c}
 
 
+def _power_columns(est) -> dict:
+    return {"n_needed": est.get("n_needed", float("nan")), "decides_as": est.get("decides_as", "")}
+
+
+def _to_decide(d, negligible, n_at):
+    """The smallest n at which an effect claim's interval would be expected to decide it, and the
+    verdict it would reach: d is the estimate signed so that the claim's direction is positive;
+    n_at(t) the n at which the interval's half-width shrinks to t. "yes" once it excludes 0 from
+    above (d > 0), "no" once it excludes 0 from below (d < 0) or lies below the negligible effect
+    (d < negligible). (inf, "") where no boundary is in reach (d = 0 and no negligible effect)."""
+    options = []
+    if d > 0:
+        options.append((n_at(d), "yes"))
+    if d < 0:
+        options.append((n_at(-d), "no"))
+    if negligible is not None and d < negligible:
+        options.append((n_at(negligible - d), "no"))
+    return min(options, default=(float("inf"), ""))
+
+
 def _decide(entry, est, kind) -> tuple[str, str]:
-    from .stats import n_for_effect, n_for_equivalence
+    from .stats import n_for_effect, n_for_equivalence, n_for_nonequivalence
 
     n, v, (lo, hi) = est["n"], est["value"], est["ci"]
     interval = f"{100 * entry['level']:g}% CI [{lo:.3g}, {hi:.3g}]" if entry["test"] != "tost" else \
@@ -452,7 +477,7 @@ def _decide(entry, est, kind) -> tuple[str, str]:
     if est["undecidable"]:
         if entry["test"] == "tost":
             m = entry["margin"][kind]
-            est["n_needed"] = math.ceil(3 / m)
+            est["n_needed"], est["decides_as"] = math.ceil(3 / m), "yes"
             return "unclear", f"undecided: needs n of about {est['n_needed']} queries without a change (rule of three)"
         return "unclear", "undecided: the interval is degenerate"
     if n == 0 or not np.isfinite(v):
@@ -466,36 +491,41 @@ def _decide(entry, est, kind) -> tuple[str, str]:
             return "yes", f"{interval} lies inside +-{m:g} (TOST p = {t['p']:.3g})"
         if lo >= m or hi <= -m:
             return "no", f"{interval} lies outside +-{m:g}: the change is at least the margin"
-        need = n_for_equivalence(est["sd"], v, m, entry["alpha"])
-        if math.isinf(need):
-            return "unclear", f"{interval} straddles +-{m:g} and the estimate {v:.3g} lies outside the margin"
-        est["n_needed"] = int(need)
-        return "unclear", (f"undecided: needs n of about {int(need)} ({interval} straddles +-{m:g}; "
-                           f"sd {est['sd']:.3g}, TOST p = {t['p']:.3g})")
-    holds, why = _effect(lo, hi, entry["direction"], entry["negligible"].get(kind))
-    reason = f"{interval}: {why}"
-    if holds == "unclear" and est.get("contrast") is not None:
-        s = 1 if entry["direction"] == "positive" else -1
-        need = n_for_effect(est["sd"], v, entry["level"])
-        if s * v > 0 and not math.isinf(need):
-            est["n_needed"] = int(need)
-            reason += f"; undecided: needs n of about {int(need)} at the observed effect and sd"
-        elif s * v < 0:
-            reason += "; the estimate points the other way"
-        elif v == 0:
-            reason += "; the estimate is 0"
-    elif entry["test"] == "bootstrap_samples" and holds == "unclear" and np.isfinite(lo) and np.isfinite(hi) and hi > lo:
-        # an interval from bootstrap resamples of the n observations (prompts; two-sample rows
-        # resample heads, which more queries do not add): its width shrinks as 1/sqrt(n), so it
-        # would exclude 0 from about n ((hi - lo) / 2 / |d|)^2
-        s = 1 if entry["direction"] == "positive" else -1
-        if s * v > 0:
-            est["n_needed"] = max(n + 1, math.ceil(n * ((hi - lo) / 2 / abs(v)) ** 2))
-            reason += f"; undecided: needs n of about {est['n_needed']} (the interval's width scaled as 1/sqrt(n))"
-        elif s * v < 0:
-            reason += "; the estimate points the other way"
+        if abs(v) < m:
+            need, way = n_for_equivalence(est["sd"], v, m, entry["alpha"]), "yes"
         else:
-            reason += "; the estimate is 0"
+            need, way = n_for_nonequivalence(est["sd"], v, m, entry["alpha"]), "no"
+        if math.isinf(need):
+            return "unclear", f"{interval} straddles +-{m:g} and the estimate {v:.3g} lies on the margin"
+        est["n_needed"], est["decides_as"] = int(need), way
+        lies = "inside" if way == "yes" else "outside"
+        return "unclear", (f"undecided: needs n of about {int(need)} ({interval} straddles +-{m:g}; "
+                           f"sd {est['sd']:.3g}, TOST p = {t['p']:.3g}); the estimate lies {lies} the margin, "
+                           f"so that n would be expected to decide {way!r}")
+    negligible = entry["negligible"].get(kind)
+    holds, why = _effect(lo, hi, entry["direction"], negligible)
+    reason = f"{interval}: {why}"
+    if holds != "unclear":
+        return holds, reason
+    s = 1 if entry["direction"] == "positive" else -1
+    if est.get("contrast") is not None:
+        need, way = _to_decide(s * v, negligible, lambda t: n_for_effect(est["sd"], t, entry["level"]))
+        how = "at the observed effect and sd"
+    elif entry["test"] == "bootstrap_samples" and np.isfinite(lo) and np.isfinite(hi) and hi > lo:
+        # an interval from bootstrap resamples of the n observations (prompts; two-sample rows
+        # resample heads, which more queries do not add): its width shrinks as 1/sqrt(n)
+        need, way = _to_decide(s * v, negligible,
+                               lambda t: max(n + 1, math.ceil(n * ((hi - lo) / 2 / t) ** 2)))
+        how = "(the interval's width scaled as 1/sqrt(n))"
+    else:
+        return holds, reason
+    if s * v < 0:
+        reason += "; the estimate points the other way"
+    elif v == 0:
+        reason += "; the estimate is 0"
+    if not math.isinf(need):
+        est["n_needed"], est["decides_as"] = int(need), way
+        reason += f"; undecided: needs n of about {int(need)} {how}, where it would be expected to decide {way!r}"
     return holds, reason
 
 
@@ -512,8 +542,7 @@ def _samples_row(entry, arrays, n, base):
     reason += f" (bootstrap, {int(np.isfinite(samples).sum())} resamples{', centred' if entry.get('ci') == 'centred' else ''})"
     text = METRICS[entry["metric"]] + (f": {entry['note']}" if entry.get("note") else "")
     return {**base, "metric": text, "value": v, "ci_low": lo, "ci_high": hi, "holds": holds, "n": int(n),
-            "metric_kind": entry["metric"], "role": "claim", "verdict_reason": reason,
-            "n_needed": est.get("n_needed", float("nan"))}
+            "metric_kind": entry["metric"], "role": "claim", "verdict_reason": reason, **_power_columns(est)}
 
 
 def _overlap_row(entry, arrays, base):
@@ -541,4 +570,4 @@ def _overlap_row(entry, arrays, base):
     text = METRICS["overlap_share"] + " also in the FV set" + (f" ({entry['note']})" if entry.get("note") else "")
     return {**base, "metric": text, "value": share, "ci_low": lo, "ci_high": hi, "holds": holds, "n": N,
             "metric_kind": "overlap_share", "role": "claim", "verdict_reason": f"{why}: {facts}",
-            "n_needed": float("nan")}
+            "n_needed": float("nan"), "decides_as": ""}

@@ -103,6 +103,19 @@ def n_for_equivalence(sd: float, estimate: float, margin: float, alpha: float = 
     return float(max(2, int(np.ceil((norm.ppf(1 - alpha) * sd / room) ** 2))))
 
 
+def n_for_nonequivalence(sd: float, estimate: float, margin: float, alpha: float = 0.05) -> float:
+    """Sample size at which the (1 - 2 alpha) CI of a mean would lie wholly outside (-margin,
+    margin), given the observed sd and estimate d (normal approximation):
+        N = ceil( (z_{1-alpha} * sd / (|d| - margin))^2 ).
+    inf where |d| <= margin (more data would not be expected to show a change of the margin)."""
+    from scipy.stats import norm
+
+    room = abs(estimate) - margin
+    if not np.isfinite(sd) or room <= 0:
+        return float("inf")
+    return float(max(2, int(np.ceil((norm.ppf(1 - alpha) * sd / room) ** 2))))
+
+
 def n_for_effect(sd: float, estimate: float, level: float = 0.95) -> float:
     """Sample size at which the two-sided `level` CI of a mean, estimate d and sd as observed,
     would exclude 0 (normal approximation): N = ceil( (z_{(1+level)/2} * sd / |d|)^2 ); inf at d = 0."""

@@ -110,9 +110,7 @@ def gather_claims(paths) -> pd.DataFrame:
     `source` (the file) and `source_row` (0-based row in it), which the provenance CLI follows."""
     parts = []
     for p in map(str, paths):
-        df = pd.read_csv(p, dtype={"paper_value": str, "holds": str})
-        if "n_needed" not in df.columns:   # a claims file written before the column existed
-            df["n_needed"] = float("nan")
+        df = _with_power_columns(pd.read_csv(p, dtype={"paper_value": str, "holds": str, "decides_as": str}))
         missing = [c for c in CLAIM_COLUMNS if c not in df.columns]
         if missing:
             raise ValueError(f"{p}: not a claims table, missing columns {', '.join(missing)} "
@@ -127,12 +125,22 @@ def gather_claims(paths) -> pd.DataFrame:
     return out
 
 
+def _with_power_columns(df: pd.DataFrame) -> pd.DataFrame:
+    """A claims table read from a file written before the columns n_needed / decides_as existed
+    gets them empty; decides_as is "" where empty."""
+    if "n_needed" not in df.columns:
+        df["n_needed"] = float("nan")
+    df["decides_as"] = df["decides_as"].fillna("") if "decides_as" in df.columns else ""
+    return df
+
+
 def claims_summary(df: pd.DataFrame) -> pd.DataFrame:
     """Counts of verdicts per model and paper (for logs and captions)."""
     return df.groupby(["model", "paper", "holds"]).size().unstack("holds", fill_value=0).reset_index()
 
 
 UNCLEAR_KINDS = ("n_needed <= 2n", "2n < n_needed <= 10n", "n_needed > 10n", "no estimate")
+UNCLEAR_WAYS = ("would be yes", "would be no")
 
 
 def unclear_summary(df: pd.DataFrame) -> pd.DataFrame:
@@ -140,8 +148,10 @@ def unclear_summary(df: pd.DataFrame) -> pd.DataFrame:
     and their share, and the unclear ones by what more observations would do, from `n_needed`
     (the n at which the row's interval would be expected to decide it) against the row's n:
     within reach at up to twice the n, at up to ten times, beyond that (an effect this small is
-    close to none), or no estimate (the estimate is 0 or points away from the claim, the row is
-    left out, its interval is degenerate, or its test gives no power estimate)."""
+    close to none), or no estimate (the estimate is 0 and no negligible effect size is set, the
+    row is left out, its interval is degenerate, or its test gives no power estimate); and, of
+    those with an estimate, how many would be expected to be decided "yes" and how many "no"
+    (`decides_as`: a non-replication at the observed effect rather than noise)."""
     d = df[df["role"] == "claim"] if "role" in df.columns else df
     rows = []
     for model, g in d.groupby("model", sort=False):
@@ -149,10 +159,12 @@ def unclear_summary(df: pd.DataFrame) -> pd.DataFrame:
         need = pd.to_numeric(u["n_needed"], errors="coerce") if "n_needed" in u.columns else pd.Series(float("nan"), index=u.index)
         ratio = need / pd.to_numeric(u["n"], errors="coerce")
         kinds = [ratio.le(2).sum(), (ratio.gt(2) & ratio.le(10)).sum(), ratio.gt(10).sum(), ratio.isna().sum()]
+        way = u["decides_as"].where(ratio.notna(), "") if "decides_as" in u.columns else pd.Series("", index=u.index)
         rows.append({"model": model, "claims": len(g), "unclear": len(u),
                      "unclear_share": len(u) / len(g) if len(g) else float("nan"),
-                     **{k: int(v) for k, v in zip(UNCLEAR_KINDS, kinds)}})
-    return pd.DataFrame(rows, columns=["model", "claims", "unclear", "unclear_share", *UNCLEAR_KINDS])
+                     **{k: int(v) for k, v in zip(UNCLEAR_KINDS, kinds)},
+                     **{k: int((way == w).sum()) for k, w in zip(UNCLEAR_WAYS, ("yes", "no"))}})
+    return pd.DataFrame(rows, columns=["model", "claims", "unclear", "unclear_share", *UNCLEAR_KINDS, *UNCLEAR_WAYS])
 
 
 if __name__ == "__main__":
@@ -162,9 +174,7 @@ if __name__ == "__main__":
                                              "paper, and the unclear rows by what more observations would do.")
     ap.add_argument("claims", nargs="?", default="results/claims.csv")
     a = ap.parse_args()
-    table = pd.read_csv(a.claims, dtype={"holds": str, "paper_value": str})
-    if "n_needed" not in table.columns:   # written before the column existed
-        table["n_needed"] = float("nan")
+    table = _with_power_columns(pd.read_csv(a.claims, dtype={"holds": str, "paper_value": str, "decides_as": str}))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(claims_summary(table[table["role"] == "claim"]).to_string(index=False))
         print()

@@ -17,7 +17,7 @@ from icl_heads import claims
 from icl_heads.errors import ConfigError
 from icl_heads.model import Eval, evaluate
 from icl_heads.prompts import Prompt
-from icl_heads.stats import n_for_equivalence, overlap_test, tost
+from icl_heads.stats import n_for_equivalence, n_for_nonequivalence, overlap_test, tost
 
 ROOT = Path(__file__).resolve().parent.parent
 REG = claims.load_registry()
@@ -145,16 +145,51 @@ def test_an_effect_in_the_opposite_direction_is_no_and_a_touching_ci_is_not():
 def test_an_unclear_reason_says_which_way_the_estimate_points():
     """Per-query differences +1 and -1 in equal numbers: mean exactly 0, a CI straddling 0, and
     the reason says the estimate is 0 (not that it points the other way); with more -1 than +1
-    it does point the other way."""
+    it does point the other way. On a metric without a negligible effect size (alignment) an
+    estimate of 0 names no n."""
     tr, zs = np.tile([1.0, 0.0], 20), np.tile([0.0, 1.0], 20)
     r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
     assert r["value"] == 0 and r["holds"] == "unclear" and r["ci_low"] < 0 < r["ci_high"]
-    assert r["verdict_reason"].endswith("; the estimate is 0") and "other way" not in r["verdict_reason"]
-    assert math.isnan(r["n_needed"])   # more queries are not expected to decide an estimate of 0
+    assert "; the estimate is 0" in r["verdict_reason"] and "other way" not in r["verdict_reason"]
     tr[0] = 0.0   # one +1 difference becomes 0: mean -1/40
     r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
     assert r["value"] == pytest.approx(-1 / 40) and r["holds"] == "unclear"
-    assert r["verdict_reason"].endswith("; the estimate points the other way") and math.isnan(r["n_needed"])
+    assert "; the estimate points the other way" in r["verdict_reason"]
+    a, b = np.tile([1.0, 0.0], 20), np.tile([0.0, 1.0], 20)
+    r = _judge("T8.tr_raises_alignment", {"subspace_alignment": {"tr": a, "before": b}})[0]
+    assert r["value"] == 0 and r["holds"] == "unclear" and r["verdict_reason"].endswith("; the estimate is 0")
+    assert math.isnan(r["n_needed"]) and r["decides_as"] == ""
+
+
+def test_an_unclear_row_names_the_n_at_which_it_would_be_decided_no():
+    """Accuracy has a negligible effect size of 0.05: an estimate of 0, or one pointing the other
+    way, would be decided "no" once the CI's upper end falls below 0.05, i.e. at
+    N = ceil((z_0.975 sd / (0.05 - d))^2), by hand; on alignment (no negligible effect) an
+    estimate pointing the other way is decided "no" once the CI lies below 0, N = ceil((z sd / |d|)^2).
+    A small positive estimate (d = 0.02 < 0.05 / 2) reaches the negligible bound before 0."""
+    z = NormalDist().inv_cdf(0.975)
+
+    def need(diff, gap):
+        sd = math.sqrt(((diff - diff.mean()) ** 2).sum() / (diff.size - 1))
+        return math.ceil((z * sd / gap) ** 2)
+
+    tr, zs = np.tile([1.0, 0.0], 20), np.tile([0.0, 1.0], 20)
+    r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
+    assert r["n_needed"] == need(tr - zs, 0.05) and r["decides_as"] == "no"
+    assert f"needs n of about {r['n_needed']} at the observed effect and sd, where it would be expected to decide 'no'" \
+        in r["verdict_reason"]
+    tr[0] = 0.0   # d = -1/40: the negligible bound is 0.075 away, 0 only 0.025
+    r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
+    assert r["n_needed"] == need(tr - zs, 0.05 + 1 / 40) and r["decides_as"] == "no"
+    a, b = tr.copy(), zs.copy()
+    r = _judge("T8.tr_raises_alignment", {"subspace_alignment": {"tr": a, "before": b}})[0]
+    assert r["holds"] == "unclear" and r["n_needed"] == need(a - b, 1 / 40) and r["decides_as"] == "no"
+    # d = 0.02: 2 more gains than losses among 100 queries, 40 changed
+    tr = np.r_[np.ones(21), np.zeros(19), np.zeros(60)]
+    zs = np.r_[np.zeros(21), np.ones(19), np.zeros(60)]
+    r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
+    assert r["value"] == pytest.approx(0.02) and r["holds"] == "unclear"
+    assert r["n_needed"] == need(tr - zs, 0.03) and r["decides_as"] == "no"
 
 
 def test_an_unclear_effect_names_the_n_its_interval_would_need():
@@ -169,8 +204,9 @@ def test_an_unclear_effect_names_the_n_its_interval_would_need():
     r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
     assert r["value"] == pytest.approx(0.1) and r["holds"] == "unclear"
     assert r["n_needed"] == need and f"needs n of about {need} at the observed effect" in r["verdict_reason"]
+    assert r["decides_as"] == "yes"   # d = 0.1 lies further from 0.05 than from 0: "yes" comes first
     decided = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": np.ones(40), "zs": np.zeros(40)}})[0]
-    assert decided["holds"] == "yes" and math.isnan(decided["n_needed"])
+    assert decided["holds"] == "yes" and math.isnan(decided["n_needed"]) and decided["decides_as"] == ""
 
 
 def test_a_negligible_effect_is_no_on_accuracy():
@@ -332,6 +368,23 @@ def test_a_small_n_equivalence_is_undecided_and_names_the_n_it_needs():
     # with an estimate off centre, N uses the room left inside the margin
     assert n_for_equivalence(sd, 0.02, 0.05) == math.ceil((Z95 * sd / 0.03) ** 2)
     assert math.isinf(n_for_equivalence(sd, 0.06, 0.05))
+    assert r["decides_as"] == "yes"
+
+
+def test_a_change_just_beyond_the_margin_names_the_n_at_which_it_would_be_no():
+    """40 queries, 4 predictions changed by random ablation (d = 0.1, twice the 0.05 margin):
+    the 90% CI 0.1 +- t se straddles 0.05, and would lie wholly outside the margin from
+    N = ceil((z_0.95 sd / (0.1 - 0.05))^2) = 100, by hand."""
+    base, rnd = np.zeros(40), np.r_[np.ones(4), np.zeros(36)]
+    sd = math.sqrt(0.1 * 0.9 * 40 / 39)
+    need = math.ceil((Z95 * sd / 0.05) ** 2)
+    assert need == 100
+    assert n_for_nonequivalence(sd, 0.1, 0.05) == n_for_nonequivalence(sd, -0.1, 0.05) == need
+    assert math.isinf(n_for_nonequivalence(sd, 0.04, 0.05))
+    r = _judge("T5.random_ablation_harmless", {"accuracy": {"rnd": rnd, "base": base}})[0]
+    assert r["holds"] == "unclear" and r["value"] == pytest.approx(0.1) and r["ci_low"] < 0.05 < r["ci_high"]
+    assert r["n_needed"] == need and r["decides_as"] == "no"
+    assert f"needs n of about {need}" in r["verdict_reason"] and "lies outside the margin" in r["verdict_reason"]
 
 
 def test_a_large_n_tight_equivalence_is_yes():
@@ -379,8 +432,11 @@ def test_an_unclear_bootstrap_row_names_the_n_from_its_interval_width():
     assert r["holds"] == "unclear"
     want = 50 * nd.inv_cdf(0.975) ** 2
     assert r["n_needed"] == pytest.approx(want, rel=0.02) and f"needs n of about {r['n_needed']}" in r["verdict_reason"]
+    assert r["decides_as"] == "yes"
+    # pointing the other way: by symmetry the interval would lie below 0 from the same N: "no"
     r = _judge("T2.tr_ih_agree_most", {"estimate": -0.1, "samples": -0.1 + 0.1 * z}, n=50)[0]
-    assert r["holds"] == "unclear" and math.isnan(r["n_needed"]) and "points the other way" in r["verdict_reason"]
+    assert r["holds"] == "unclear" and "points the other way" in r["verdict_reason"]
+    assert r["n_needed"] == pytest.approx(want, rel=0.02) and r["decides_as"] == "no"
 
 
 def test_hypergeometric_overlap_expectation_by_hand():

@@ -13,7 +13,7 @@ import pytest
 from icl_heads import claims as claims_mod
 from icl_heads.io import write_csv
 from icl_heads.provenance import Provenance, origins
-from icl_heads.synthesis import (SETS, UNCLEAR_KINDS, expected_overlap, gather_claims, head_map, ltv_key_set,
+from icl_heads.synthesis import (SETS, UNCLEAR_KINDS, UNCLEAR_WAYS, expected_overlap, gather_claims, head_map, ltv_key_set,
                                  mean_rank_percentile, overlap_p_value, pairwise_overlaps, top_by_mean_rank,
                                  unclear_summary)
 
@@ -116,26 +116,31 @@ def test_gather_claims_keeps_order_and_sources(tmp_path):
     assert gather_claims([]).empty
 
 
-def test_a_claims_file_from_before_n_needed_is_read_with_it_empty(tmp_path):
+@pytest.mark.parametrize("dropped", [["n_needed", "decides_as"], ["decides_as"]])
+def test_a_claims_file_from_before_n_needed_is_read_with_it_empty(tmp_path, dropped):
     f = _claims_file(tmp_path / "old.csv", "m1", "d", [0.5])
-    pd.read_csv(f).drop(columns="n_needed").to_csv(f, index=False)
+    pd.read_csv(f).drop(columns=dropped).to_csv(f, index=False)
     df = gather_claims([f])
     assert list(df.columns) == claims_mod.COLUMNS + ["source", "source_row"] and df.n_needed.isna().all()
+    assert list(df.decides_as) == [""]
 
 
 def test_unclear_summary_sorts_unclear_claim_rows_by_the_n_they_need():
     """Hand-made rows at n 10: unclear ones needing 15 (within 2n), 20 (2n, still within),
-    50 (within 10n), 500 (beyond) and none; a decided row and an unclear companion do not count."""
-    def r(holds, need, role="claim", model="m"):
+    50 (within 10n), 500 (beyond) and none; a decided row and an unclear companion do not count.
+    Of the four with an estimate, three would be decided "yes" and one "no"."""
+    def r(holds, need, role="claim", model="m", way=""):
         return {**claims_mod.row(artifact="T5", claim="c", model=model, dataset="d", metric="m", value=0.0,
-                                 ci=(-1, 1), n=10, holds=holds, role=role), "n_needed": need}
+                                 ci=(-1, 1), n=10, holds=holds, role=role), "n_needed": need, "decides_as": way}
     nan = float("nan")
-    rows = [r("unclear", 15), r("unclear", 20), r("unclear", 50), r("unclear", 500), r("unclear", nan),
-            r("yes", nan), r("unclear", 15, role="companion"), r("no", nan, model="m2")]
+    rows = [r("unclear", 15, way="yes"), r("unclear", 20, way="no"), r("unclear", 50, way="yes"),
+            r("unclear", 500, way="yes"), r("unclear", nan), r("yes", nan), r("unclear", 15, role="companion", way="no"),
+            r("no", nan, model="m2")]
     got = unclear_summary(pd.DataFrame(rows, columns=claims_mod.COLUMNS)).set_index("model")
     assert got.loc["m", "claims"] == 6 and got.loc["m", "unclear"] == 5
     assert got.loc["m", "unclear_share"] == pytest.approx(5 / 6)
     assert [got.loc["m", k] for k in UNCLEAR_KINDS] == [2, 1, 1, 1]
+    assert [got.loc["m", k] for k in UNCLEAR_WAYS] == [3, 1]
     assert got.loc["m2", "unclear"] == 0 and got.loc["m2", "unclear_share"] == 0
 
 
