@@ -167,15 +167,30 @@ def unclear_summary(df: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows, columns=["model", "claims", "unclear", "unclear_share", *UNCLEAR_KINDS, *UNCLEAR_WAYS])
 
 
+def unclear_rows(df: pd.DataFrame) -> pd.DataFrame:
+    """The unclear claim rows (role "claim"), each with its estimate, interval, n, n_needed, the
+    ratio n_needed / n and the verdict it would reach (decides_as), nearest to a decision first
+    (rows without an estimate last), for reading which rows more queries would decide."""
+    d = df[(df["role"] == "claim") & (df["holds"] == "unclear")] if "role" in df.columns else df[df["holds"] == "unclear"]
+    d = d.assign(ratio=pd.to_numeric(d["n_needed"], errors="coerce") / pd.to_numeric(d["n"], errors="coerce"))
+    cols = ["model", "claim_id", "dataset", "metric_kind", "value", "ci_low", "ci_high", "n", "n_needed", "ratio",
+            "decides_as"]
+    return d.sort_values(["model", "ratio"], kind="stable", na_position="last")[cols].reset_index(drop=True)
+
+
 if __name__ == "__main__":
     import argparse
 
     ap = argparse.ArgumentParser(description="Verdict counts of a claims table (results/claims.csv): per model and "
                                              "paper, and the unclear rows by what more observations would do.")
     ap.add_argument("claims", nargs="?", default="results/claims.csv")
+    ap.add_argument("--rows", action="store_true", help="also list every unclear claim row, nearest to a decision first")
     a = ap.parse_args()
     table = _with_power_columns(pd.read_csv(a.claims, dtype={"holds": str, "paper_value": str, "decides_as": str}))
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         print(claims_summary(table[table["role"] == "claim"]).to_string(index=False))
         print()
         print(unclear_summary(table).to_string(index=False, float_format=lambda x: f"{x:.1%}"))
+        if a.rows:
+            print()
+            print(unclear_rows(table).to_string(index=False, float_format=lambda x: f"{x:.3g}"))

@@ -15,7 +15,7 @@ from icl_heads.io import write_csv
 from icl_heads.provenance import Provenance, origins
 from icl_heads.synthesis import (SETS, UNCLEAR_KINDS, UNCLEAR_WAYS, expected_overlap, gather_claims, head_map, ltv_key_set,
                                  mean_rank_percentile, overlap_p_value, pairwise_overlaps, top_by_mean_rank,
-                                 unclear_summary)
+                                 unclear_rows, unclear_summary)
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -141,6 +141,9 @@ def test_unclear_summary_sorts_unclear_claim_rows_by_the_n_they_need():
     assert got.loc["m", "unclear_share"] == pytest.approx(5 / 6)
     assert [got.loc["m", k] for k in UNCLEAR_KINDS] == [2, 1, 1, 1]
     assert [got.loc["m", k] for k in UNCLEAR_WAYS] == [3, 1]
+    listed = unclear_rows(pd.DataFrame(rows, columns=claims_mod.COLUMNS))
+    assert list(listed.n_needed.fillna(-1)) == [15, 20, 50, 500, -1]   # nearest first, companions and m2 out
+    assert list(listed.ratio.fillna(-1)) == [1.5, 2, 5, 50, -1] and list(listed.decides_as) == ["yes", "no", "yes", "yes", ""]
     assert got.loc["m2", "unclear"] == 0 and got.loc["m2", "unclear_share"] == 0
 
 
