@@ -69,6 +69,9 @@ COLUMNS = ["paper", "artifact", "claim", "model", "dataset", "metric", "value", 
            # decides_as: the verdict ("yes" / "no") it would be expected to reach at n_needed.
            "claim_id", "metric_kind", "role", "verdict_reason", "n_needed", "decides_as"]
 VERDICTS = ("yes", "no", "unclear")
+# How the reason of a row left out (Claims(excluded=...)) begins: its dataset cannot test the claim
+# on this model (the task is at floor, a perturbation changed no prompt); more data would not help.
+LEFT_OUT = "left out: "
 
 # Metric kinds a claim may be carried by, with the label used in the metric text.
 METRICS = {
@@ -298,7 +301,7 @@ class Claims:
             out += judge(e, arrays, **{**self.context, **context})
         for r in out:
             if self.excluded:
-                r["verdict_reason"] = f"left out: {self.excluded} (the data alone: {r['holds']}, {r['verdict_reason']})"
+                r["verdict_reason"] = f"{LEFT_OUT}{self.excluded} (the data alone: {r['holds']}, {r['verdict_reason']})"
                 r["holds"], r["n_needed"], r["decides_as"] = "unclear", float("nan"), ""
             if self.note:
                 r["verdict_reason"] = f"{r['verdict_reason']}; {self.note}"

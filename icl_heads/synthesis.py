@@ -11,7 +11,7 @@ from __future__ import annotations
 import itertools
 import pandas as pd
 
-from .claims import COLUMNS as CLAIM_COLUMNS
+from .claims import COLUMNS as CLAIM_COLUMNS, LEFT_OUT
 from .scores import top_set
 from .tsla import rank_percentile, score_matrix
 
@@ -139,7 +139,7 @@ def claims_summary(df: pd.DataFrame) -> pd.DataFrame:
     return df.groupby(["model", "paper", "holds"]).size().unstack("holds", fill_value=0).reset_index()
 
 
-UNCLEAR_KINDS = ("n_needed <= 2n", "2n < n_needed <= 10n", "n_needed > 10n", "no estimate")
+UNCLEAR_KINDS = ("n_needed <= 2n", "2n < n_needed <= 10n", "n_needed > 10n", "left out", "no estimate")
 UNCLEAR_WAYS = ("would be yes", "would be no")
 
 
@@ -148,23 +148,32 @@ def unclear_summary(df: pd.DataFrame) -> pd.DataFrame:
     and their share, and the unclear ones by what more observations would do, from `n_needed`
     (the n at which the row's interval would be expected to decide it) against the row's n:
     within reach at up to twice the n, at up to ten times, beyond that (an effect this small is
-    close to none), or no estimate (the estimate is 0 and no negligible effect size is set, the
-    row is left out, its interval is degenerate, or its test gives no power estimate); and, of
-    those with an estimate, how many would be expected to be decided "yes" and how many "no"
-    (`decides_as`: a non-replication at the observed effect rather than noise)."""
+    close to none), left out (the dataset cannot test the claim on this model: its task is at
+    floor, or a perturbation changed none of its prompts; the reason begins with
+    claims.LEFT_OUT), or no estimate (the estimate is 0 and no negligible effect size is set, the
+    interval is degenerate, or the test gives no power estimate); of those with an estimate, how
+    many would be expected to be decided "yes" and how many "no" (`decides_as`: a
+    non-replication at the observed effect rather than noise); and the unclear share of the
+    rows that are not left out (`unclear_share_testable`)."""
     d = df[df["role"] == "claim"] if "role" in df.columns else df
     rows = []
     for model, g in d.groupby("model", sort=False):
         u = g[g["holds"] == "unclear"]
         need = pd.to_numeric(u["n_needed"], errors="coerce") if "n_needed" in u.columns else pd.Series(float("nan"), index=u.index)
         ratio = need / pd.to_numeric(u["n"], errors="coerce")
-        kinds = [ratio.le(2).sum(), (ratio.gt(2) & ratio.le(10)).sum(), ratio.gt(10).sum(), ratio.isna().sum()]
+        left = u["verdict_reason"].fillna("").astype(str).str.startswith(LEFT_OUT) if "verdict_reason" in u.columns \
+            else pd.Series(False, index=u.index)
+        kinds = [ratio.le(2).sum(), (ratio.gt(2) & ratio.le(10)).sum(), ratio.gt(10).sum(), left.sum(),
+                 (ratio.isna() & ~left).sum()]
         way = u["decides_as"].where(ratio.notna(), "") if "decides_as" in u.columns else pd.Series("", index=u.index)
+        testable = len(g) - int(left.sum())
         rows.append({"model": model, "claims": len(g), "unclear": len(u),
                      "unclear_share": len(u) / len(g) if len(g) else float("nan"),
+                     "unclear_share_testable": (len(u) - int(left.sum())) / testable if testable else float("nan"),
                      **{k: int(v) for k, v in zip(UNCLEAR_KINDS, kinds)},
                      **{k: int((way == w).sum()) for k, w in zip(UNCLEAR_WAYS, ("yes", "no"))}})
-    return pd.DataFrame(rows, columns=["model", "claims", "unclear", "unclear_share", *UNCLEAR_KINDS, *UNCLEAR_WAYS])
+    return pd.DataFrame(rows, columns=["model", "claims", "unclear", "unclear_share", "unclear_share_testable",
+                                       *UNCLEAR_KINDS, *UNCLEAR_WAYS])
 
 
 def unclear_rows(df: pd.DataFrame) -> pd.DataFrame:

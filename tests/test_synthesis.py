@@ -7,6 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -128,22 +129,33 @@ def test_a_claims_file_from_before_n_needed_is_read_with_it_empty(tmp_path, drop
 def test_unclear_summary_sorts_unclear_claim_rows_by_the_n_they_need():
     """Hand-made rows at n 10: unclear ones needing 15 (within 2n), 20 (2n, still within),
     50 (within 10n), 500 (beyond) and none; a decided row and an unclear companion do not count.
-    Of the four with an estimate, three would be decided "yes" and one "no"."""
-    def r(holds, need, role="claim", model="m", way=""):
+    Of the four with an estimate, three would be decided "yes" and one "no". One more unclear row
+    is left out (its reason begins with claims.LEFT_OUT, as Claims(excluded=...) writes it): it
+    counts as unclear, but not among the testable rows."""
+    def r(holds, need, role="claim", model="m", way="", reason=""):
         return {**claims_mod.row(artifact="T5", claim="c", model=model, dataset="d", metric="m", value=0.0,
-                                 ci=(-1, 1), n=10, holds=holds, role=role), "n_needed": need, "decides_as": way}
+                                 ci=(-1, 1), n=10, holds=holds, role=role, verdict_reason=reason),
+                "n_needed": need, "decides_as": way}
     nan = float("nan")
+    excluded = claims_mod.Claims(claims_mod.rule_claims("tsla_steering"), model="m", dataset="d",
+                                 rule="tsla_steering", excluded=claims_mod.floor_text(0.0, 0.0))
+    (left_row,) = [x for x in excluded.judge("T7.tr_vector_raises_accuracy",
+                                             {"accuracy": {"tr": np.ones(12), "zs": np.zeros(12)}})
+                   if x["role"] == "claim"]
+    left_reason = left_row["verdict_reason"]
     rows = [r("unclear", 15, way="yes"), r("unclear", 20, way="no"), r("unclear", 50, way="yes"),
             r("unclear", 500, way="yes"), r("unclear", nan), r("yes", nan), r("unclear", 15, role="companion", way="no"),
-            r("no", nan, model="m2")]
+            r("no", nan, model="m2"), r("unclear", nan, reason=left_reason)]
     got = unclear_summary(pd.DataFrame(rows, columns=claims_mod.COLUMNS)).set_index("model")
-    assert got.loc["m", "claims"] == 6 and got.loc["m", "unclear"] == 5
-    assert got.loc["m", "unclear_share"] == pytest.approx(5 / 6)
-    assert [got.loc["m", k] for k in UNCLEAR_KINDS] == [2, 1, 1, 1]
+    assert got.loc["m", "claims"] == 7 and got.loc["m", "unclear"] == 6
+    assert got.loc["m", "unclear_share"] == pytest.approx(6 / 7)
+    assert got.loc["m", "unclear_share_testable"] == pytest.approx(5 / 6)
+    assert [got.loc["m", k] for k in UNCLEAR_KINDS] == [2, 1, 1, 1, 1]
     assert [got.loc["m", k] for k in UNCLEAR_WAYS] == [3, 1]
     listed = unclear_rows(pd.DataFrame(rows, columns=claims_mod.COLUMNS))
-    assert list(listed.n_needed.fillna(-1)) == [15, 20, 50, 500, -1]   # nearest first, companions and m2 out
-    assert list(listed.ratio.fillna(-1)) == [1.5, 2, 5, 50, -1] and list(listed.decides_as) == ["yes", "no", "yes", "yes", ""]
+    assert list(listed.n_needed.fillna(-1)) == [15, 20, 50, 500, -1, -1]   # nearest first, companions and m2 out
+    assert list(listed.ratio.fillna(-1)) == [1.5, 2, 5, 50, -1, -1]
+    assert list(listed.decides_as) == ["yes", "no", "yes", "yes", "", ""]
     assert got.loc["m2", "unclear"] == 0 and got.loc["m2", "unclear_share"] == 0
 
 
