@@ -32,6 +32,10 @@ checks the data a config names before any model runs.
 
 
 def _type(node: dict) -> str:
+    if "const" in node:
+        return f"`{node['const']}`"
+    if "anyOf" in node:
+        return " or ".join(_type(alt) for alt in node["anyOf"])
     t = node.get("type")
     if "enum" in node:
         return " \\| ".join(f"`{v}`" for v in node["enum"])

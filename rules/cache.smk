@@ -32,7 +32,7 @@ rule cache:
         "logs/cache/{model}/{dataset}/{pset}.log",
     conda:
         "../envs/icl.yaml"
-    threads: workflow.cores
+    threads: model_threads
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,

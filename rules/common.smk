@@ -146,6 +146,12 @@ def training_corpus(wildcards):
     return [str(p if p.is_absolute() else Path(config["data_dir"]) / p)]
 
 
+def model_threads(wildcards=None):
+    """Threads of one model job: config `model_threads` (all = --cores)."""
+    n = config.get("model_threads", "all")
+    return workflow.cores if n == "all" else min(int(n), workflow.cores)
+
+
 def train_threads(wildcards):
     return int(config["models"][wildcards.model].get("train", {}).get("threads", 1))
 

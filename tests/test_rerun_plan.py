@@ -70,6 +70,22 @@ def test_a_model_s_memory_and_gpu_plan_nothing(built):
     assert plan(wd, cfg, "scheduling") == set()
 
 
+def test_model_threads_plans_nothing_and_sizes_the_model_jobs(built):
+    """model_threads (threads of one model job) only schedules: it reruns nothing, and a forced
+    tsla_ablation job takes min(model_threads, cores) threads, all cores under `all`."""
+    wd, cfg = built
+    cfg = copy.deepcopy(cfg)
+    for value, cores, expected in ((3, 4, 3), ("all", 4, 4), (8, 2, 2)):
+        cfg["model_threads"] = value
+        path = tiny_run.write_config(wd, cfg, f"threads_{value}.yaml")
+        assert planned_rules(tiny_run.snakemake(wd, "-n", "--cores", "2", "figures/", configfile=path).stdout) == set()
+        out = tiny_run.snakemake(wd, "-n", "--cores", str(cores), "--forcerun", "tsla_ablation", "figures/",
+                                 configfile=path).stdout
+        blocks = [b for b in out.split("\n\n") if "rule tsla_ablation:" in b]
+        assert blocks, out[-2000:]
+        assert all(f"threads: {expected}" in b for b in blocks), blocks[0]
+
+
 def test_an_analysis_setting_plans_its_tables_and_figures(built):
     """The control: tsla.top_percent is a param of the ranking rules, not of the caches."""
     wd, cfg = built
