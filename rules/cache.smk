@@ -32,7 +32,7 @@ rule cache:
         "logs/cache/{model}/{dataset}/{pset}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,

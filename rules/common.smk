@@ -146,10 +146,10 @@ def training_corpus(wildcards):
     return [str(p if p.is_absolute() else Path(config["data_dir"]) / p)]
 
 
-def model_threads(wildcards=None):
-    """Threads of one model job: config `model_threads` (all = --cores)."""
-    n = config.get("model_threads", "all")
-    return workflow.cores if n == "all" else min(int(n), workflow.cores)
+# Threads of one model job: config `model_threads` (all = --cores; the schema fills the default).
+MODEL_THREADS = (
+    workflow.cores if config["model_threads"] == "all" else min(int(config["model_threads"]), workflow.cores)
+)
 
 
 def train_threads(wildcards):

@@ -8,7 +8,7 @@ rule fv_scores:
         "logs/fv_scores/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,

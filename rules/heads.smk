@@ -9,7 +9,7 @@ rule induction_scores:
         "logs/induction_scores/{model}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,

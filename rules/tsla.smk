@@ -71,7 +71,7 @@ rule tsla_ablation:
         "logs/tsla_ablation/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
@@ -112,7 +112,7 @@ rule tsla_perturbation:
         "logs/tsla_perturbation/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
@@ -146,7 +146,7 @@ rule tsla_steering:
         "logs/tsla_steering/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
@@ -229,7 +229,7 @@ rule tsla_steering_sweep:
         "logs/tsla_steering_sweep/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,

@@ -14,7 +14,7 @@ rule yin_ablation:
         "logs/yin_ablation/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
@@ -48,7 +48,7 @@ rule yin_addback:
         "logs/yin_addback/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,
@@ -85,7 +85,7 @@ rule yin_token_loss:
         "logs/yin_token_loss/{model}.log",
     conda:
         "../envs/icl.yaml"
-    threads: model_threads
+    threads: MODEL_THREADS
     resources:
         mem_mb=model_mem_mb,
         gpu=model_gpu,

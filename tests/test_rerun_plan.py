@@ -77,8 +77,8 @@ def test_model_threads_plans_nothing_and_sizes_the_model_jobs(built):
     cfg = copy.deepcopy(cfg)
     for value, cores, expected in ((3, 4, 3), ("all", 4, 4), (8, 2, 2)):
         cfg["model_threads"] = value
-        path = tiny_run.write_config(wd, cfg, f"threads_{value}.yaml")
-        assert planned_rules(tiny_run.snakemake(wd, "-n", "--cores", "2", "figures/", configfile=path).stdout) == set()
+        assert plan(wd, cfg, f"threads_{value}") == set()
+        path = wd / "config" / f"threads_{value}.yaml"  # written by plan
         out = tiny_run.snakemake(wd, "-n", "--cores", str(cores), "--forcerun", "tsla_ablation", "figures/",
                                  configfile=path).stdout
         blocks = [b for b in out.split("\n\n") if "rule tsla_ablation:" in b]
