@@ -97,6 +97,8 @@ def mutated(cfg: dict, key: str, value):
             return None
         if key in ("ltv.peft.dataset", "ltv.composition.composed"):
             return next(d for d in cfg["ltv"]["datasets"] + cfg["fv"]["eval_tasks"] if d != value)
+        if any(alt.get("type") == "integer" for alt in sch.get("anyOf", [])):
+            return 1  # a word or a number (model_threads: all or n)
         return value + "x"
     if isinstance(value, list):
         if value and all(isinstance(v, (int, float)) and not isinstance(v, bool) for v in value):
