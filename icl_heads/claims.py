@@ -23,7 +23,9 @@ cannot decide, and `verdict_reason` says why, e.g. "undecided: needs n of about 
 - Effect claims (direction positive; negative is the mirror image), the `level` (95%) CI:
   "yes" when the CI lies strictly above 0; "no" when it lies strictly below 0, or strictly
   below the claim's `negligible` effect size for the metric (registry default: 0.05 of accuracy
-  or TR ratio: the data exclude an effect that large); "unclear" otherwise (a CI touching 0,
+  or TR ratio; a claim that gives `paper_effect`, the paper's own effect on its metric, has a
+  tenth of it (defaults.negligible_share_of_paper) on that metric: the data exclude an effect
+  that large); "unclear" otherwise (a CI touching 0,
   such as [-0.19, 0], is not "no"). An unclear row names the n at which its interval would be
   expected to decide it, and which way (columns n_needed, decides_as): the smallest n at which
   the CI, at the observed estimate d (signed so that the claim's direction is positive) and sd,
@@ -84,11 +86,12 @@ _PROSE = {**METRICS, "accuracy": "accuracy"}
 # 0/1 metrics and their continuous partner (the floor rule).
 PARTNER = {"accuracy": "logp_answer", "tr_ratio": "logp_label_set"}
 TESTS = ("paired_bootstrap", "two_sample_bootstrap", "bootstrap_samples", "tost", "hypergeometric_overlap")
-DEFAULTS = {"level": 0.95, "alpha": 0.05, "n_boot": 1000, "min_n": 10, "negligible": {}}
+DEFAULTS = {"level": 0.95, "alpha": 0.05, "n_boot": 1000, "min_n": 10, "negligible": {}, "negligible_share_of_paper": 0.1}
 
 _REQUIRED = ("paper", "artifact", "rule", "claim", "paper_value", "metric", "test")
-_OPTIONAL = ("contrast", "labels", "direction", "margin", "companions", "ci", "note", "negligible")
+_OPTIONAL = ("contrast", "labels", "direction", "margin", "companions", "ci", "note", "negligible", "paper_effect")
 _CONTRAST_TESTS = ("paired_bootstrap", "two_sample_bootstrap", "tost")
+_EFFECT_TESTS = ("paired_bootstrap", "two_sample_bootstrap", "bootstrap_samples")
 
 
 # ------------------------------------------------------------------ the registry
@@ -130,6 +133,9 @@ def validate_registry(raw, path="claims registry") -> dict[str, dict]:
                           f"(allowed: {', '.join(DEFAULTS)})")
     if not (0 < defaults["level"] < 1 and 0 < defaults["alpha"] < 0.5):
         raise ConfigError(f"{path}: defaults.level must lie in (0, 1) and defaults.alpha in (0, 0.5)")
+    share = defaults["negligible_share_of_paper"]
+    if not isinstance(share, (int, float)) or not 0 < share < 1:
+        raise ConfigError(f"{path}: defaults.negligible_share_of_paper must lie in (0, 1) (0.1: a tenth of the paper's effect)")
     out = {}
     for cid, e in raw["claims"].items():
         if not isinstance(e, dict):
@@ -192,8 +198,17 @@ def validate_registry(raw, path="claims registry") -> dict[str, dict]:
         neg = e.get("negligible", defaults["negligible"]) or {}
         if not isinstance(neg, dict) or not all(isinstance(v, (int, float)) and v > 0 for v in neg.values()):
             raise bad(cid, "`negligible` must map metrics to positive effect sizes")
-        out[cid] = {"id": cid, **{k: v for k, v in defaults.items() if k != "negligible"}, **e,
-                    "negligible": {k: float(v) for k, v in neg.items()}}
+        neg = dict(neg)
+        if "paper_effect" in e:
+            pe = e["paper_effect"]
+            if test not in _EFFECT_TESTS or isinstance(pe, bool) or not isinstance(pe, (int, float)) or not pe > 0:
+                raise bad(cid, "`paper_effect` (an effect claim's effect in the paper, on its metric, in the claimed "
+                               "direction) must be a positive number")
+            # An effect under this share of the paper's own is no replication of it: the metric's
+            # negligible effect size, unless `negligible` names the metric itself.
+            neg.setdefault(metric, round(share * float(pe), 12))
+        out[cid] = {"id": cid, **{k: v for k, v in defaults.items() if k not in ("negligible", "negligible_share_of_paper")},
+                    **e, "negligible": {k: float(v) for k, v in neg.items()}}
     return out
 
 

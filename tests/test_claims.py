@@ -156,7 +156,7 @@ def test_an_unclear_reason_says_which_way_the_estimate_points():
     assert r["value"] == pytest.approx(-1 / 40) and r["holds"] == "unclear"
     assert "; the estimate points the other way" in r["verdict_reason"]
     a, b = np.tile([1.0, 0.0], 20), np.tile([0.0, 1.0], 20)
-    r = _judge("T8.tr_raises_alignment", {"subspace_alignment": {"tr": a, "before": b}})[0]
+    r = _judge("T8.tr_alignment_beats_tl", {"subspace_alignment": {"tr": a, "tl": b}})[0]
     assert r["value"] == 0 and r["holds"] == "unclear" and r["verdict_reason"].endswith("; the estimate is 0")
     assert math.isnan(r["n_needed"]) and r["decides_as"] == ""
 
@@ -182,7 +182,7 @@ def test_an_unclear_row_names_the_n_at_which_it_would_be_decided_no():
     r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
     assert r["n_needed"] == need(tr - zs, 0.05 + 1 / 40) and r["decides_as"] == "no"
     a, b = tr.copy(), zs.copy()
-    r = _judge("T8.tr_raises_alignment", {"subspace_alignment": {"tr": a, "before": b}})[0]
+    r = _judge("T8.tr_alignment_beats_tl", {"subspace_alignment": {"tr": a, "tl": b}})[0]
     assert r["holds"] == "unclear" and r["n_needed"] == need(a - b, 1 / 40) and r["decides_as"] == "no"
     # d = 0.02: 2 more gains than losses among 100 queries, 40 changed
     tr = np.r_[np.ones(21), np.zeros(19), np.zeros(60)]
@@ -218,6 +218,41 @@ def test_a_negligible_effect_is_no_on_accuracy():
     tr[flip] = 1 - tr[flip]
     r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": base}})[0]
     assert r["ci_high"] < 0.05 and r["holds"] == "no" and "excludes an effect of 0.05" in r["verdict_reason"]
+
+
+def test_paper_effect_sets_a_tenth_of_it_as_the_negligible_effect():
+    """T8: the paper's logit difference rises 3.92 -> 5.28 (paper_effect 1.36): an added TL output
+    whose effect the data bound below 0.136 does not replicate it ("no"); one whose CI reaches
+    0.136 stays unclear. Metrics the default names keep their default."""
+    e = REG["T8.tl_raises_logit_difference"]
+    assert e["paper_effect"] == 1.36 and e["negligible"]["logit_difference"] == pytest.approx(0.136)
+    assert e["negligible"]["accuracy"] == 0.05 and "logit_difference" not in REG["T5.tr_ablation_beats_random"]["negligible"]
+    rng = np.random.default_rng(3)
+    before = rng.normal(2.0, 1.0, 400)
+    tight = _judge("T8.tl_raises_logit_difference", {"logit_difference": {"tl": before + rng.normal(0.0, 0.2, 400), "before": before}})[0]
+    assert tight["ci_low"] < 0 < tight["ci_high"] < 0.136 and tight["holds"] == "no"
+    assert "excludes an effect of 0.136" in tight["verdict_reason"]
+    wide = _judge("T8.tl_raises_logit_difference", {"logit_difference": {"tl": before + rng.normal(0.0, 2.0, 400), "before": before}})[0]
+    assert wide["ci_low"] < 0 and wide["ci_high"] > 0.136 and wide["holds"] == "unclear"
+
+
+@pytest.mark.parametrize("value", [0, -1.36, "large", True])
+def test_registry_rejects_a_paper_effect_that_is_not_a_positive_number(value):
+    raw = _raw()
+    raw["claims"]["T8.tl_raises_logit_difference"]["paper_effect"] = value
+    with pytest.raises(ConfigError, match="paper_effect"):
+        claims.validate_registry(raw)
+
+
+def test_registry_share_of_paper_and_an_explicit_negligible():
+    raw = _raw()
+    raw["defaults"]["negligible_share_of_paper"] = 0.25
+    assert claims.validate_registry(raw)["T8.tl_raises_logit_difference"]["negligible"]["logit_difference"] == pytest.approx(0.34)
+    raw["claims"]["T8.tl_raises_logit_difference"]["negligible"] = {"logit_difference": 0.5}
+    assert claims.validate_registry(raw)["T8.tl_raises_logit_difference"]["negligible"] == {"logit_difference": 0.5}
+    raw["defaults"]["negligible_share_of_paper"] = 1.5
+    with pytest.raises(ConfigError, match="negligible_share_of_paper"):
+        claims.validate_registry(raw)
 
 
 def test_too_few_queries_is_unclear_whatever_the_ci():
