@@ -207,6 +207,12 @@ def addback_n_eval(fv: dict) -> int:
     return fv.get("addback_n_eval") or fv["n_eval"]
 
 
+def sweep_n(n: int, limit: int | None) -> int:
+    """Queries of a figures-only sweep (tsla.sweep_n_eval, fv.addback_sweep.n_eval): the first
+    `limit` of the n its table evaluates; all n where the limit is null or larger."""
+    return n if limit is None else min(n, int(limit))
+
+
 _SIZE_KEYS = {"n_score": ("prompts", "n_score"), "n_eval": ("prompts", "n_eval"), "ltv_n_train": ("ltv", "n_train")}
 
 

@@ -28,7 +28,8 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from .config import (addback_n_eval, artifact_models, checkpoint_models, dataset_size, deep_merge, ltv_sweep_layers, validate)
+from .config import (addback_n_eval, artifact_models, checkpoint_models, dataset_size, deep_merge, ltv_sweep_layers, sweep_n,
+                     validate)
 from .counting import layer_groups, n_of_percent, sweep_layers
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -45,7 +46,7 @@ MODEL_RULES = ("train_model", "cache", "induction_scores", "fv_scores", "tsla_ab
 
 # The `share=` of each icl_heads.model.evaluate call of a rule's script, in the order of the
 # script (tests/test_cost.py reads the scripts and checks this table against them).
-SHARES = {"tsla_ablation": ("layers",), "tsla_perturbation": ("layers",), "tsla_steering": ("both",),
+SHARES = {"tsla_ablation": ("layers", "layers"), "tsla_perturbation": ("layers",), "tsla_steering": ("both",),
           "tsla_steering_sweep": ("both",), "yin_ablation": ("layers",), "yin_addback": ("both", "both"),
           "ltv_evaluate": ("both",), "ltv_transfer": ("both",), "ltv_composition": ("both", "both")}
 
@@ -393,13 +394,16 @@ def _tsla_ablation(c: _Ctx, m: str, w: dict):
     L, H = c.shape(m)
     t = c.cfg["tsla"]
     n, T, fwd = _tsla_eval(c, w["dataset"])
-    conds = [None]
+    conds, sweep = [None], []
     for pct in t["threshold_sweep"]:
         top = pct == t["top_percent"]
-        conds += [(RANKED, 0)] * (4 if top else 2)
-        n_random = t["random_seeds"] if top else t["sweep_random_seeds"]
-        conds += [_random_first(L, H, n_of_percent(L * H, pct))] * n_random
-    return fwd + evaluate_tokens(n, T, conds, SHARES["tsla_ablation"][0], L), 0.0
+        sets = [(RANKED, 0)] * (4 if top else 2)
+        sets += [_random_first(L, H, n_of_percent(L * H, pct))] * (t["random_seeds"] if top else t["sweep_random_seeds"])
+        (conds if top else sweep).extend(sets)
+    out = fwd + evaluate_tokens(n, T, conds, SHARES["tsla_ablation"][0], L)
+    if sweep:   # the other thresholds: their own call on the first tsla.sweep_n_eval queries
+        out += evaluate_tokens(sweep_n(n, t["sweep_n_eval"]), T, [None] + sweep, SHARES["tsla_ablation"][1], L)
+    return out, 0.0
 
 
 def _tsla_perturbation(c: _Ctx, m: str, w: dict):
@@ -432,6 +436,7 @@ def _tsla_steering_sweep(c: _Ctx, m: str, w: dict):
     sw = t["steer_sweep"]
     ln = c.len(d)
     n = ln.count("test", dataset_size(c.cfg, d, "n_score"), dataset_size(c.cfg, d, "n_eval"))
+    n = sweep_n(n, t["sweep_n_eval"])
     T = ln.prompt(0)
     scales, vectors = 1 + len(sw["relative_scales"]), 2 + sw["random_seeds"]
     conds = [None] + [(l, T - 1) for l in sweep_layers(L, sw["layer_fractions"]) for _ in range(scales * vectors)]
@@ -481,7 +486,8 @@ def _yin_addback(c: _Ctx, m: str, w: dict):
     sw = f["addback_sweep"]
     per_layer = 2 * vectors * (1 + len(sw["relative_scales"]))   # FV top-% and top-n, each with its random controls
     conds = [None] + [(l, T - 1) for l in sweep_layers(L, sw["layer_fractions"]) for _ in range(per_layer)]
-    return fwd + n * T + evaluate_tokens(n, T, conds, sweep_share, L), 0.0
+    n_sw = sweep_n(n, sw["n_eval"])
+    return fwd + n_sw * T + evaluate_tokens(n_sw, T, conds, sweep_share, L), 0.0
 
 
 def _yin_token_loss(c: _Ctx, m: str, w: dict):

@@ -85,6 +85,7 @@ rule tsla_ablation:
             "tsla.threshold_sweep",
             "tsla.random_seeds",
             "tsla.sweep_random_seeds",
+            "tsla.sweep_n_eval",
             "tsla.ablation",
             "interventions.post_attention_norm",
             "claims.floor_accuracy",
@@ -235,6 +236,6 @@ rule tsla_steering_sweep:
         gpu=model_gpu,
         runtime=job_runtime("tsla_steering_sweep"),
     params:
-        cfg=cfg("seed", "tsla.top_percent", "tsla.steer_sweep", "prompts.batch_size"),
+        cfg=cfg("seed", "tsla.top_percent", "tsla.steer_sweep", "tsla.sweep_n_eval", "prompts.batch_size"),
     script:
         "../workflow_scripts/tsla_steering_sweep.py"

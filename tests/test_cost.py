@@ -274,6 +274,30 @@ def test_y7_counts_fv_addback_n_eval_queries_and_y5_keeps_fv_n_eval():
     assert tokens("yin_ablation", n_eval=5) > tokens("yin_ablation")
 
 
+def test_figure_sweeps_count_only_their_first_queries():
+    """tsla.sweep_n_eval: T5's other thresholds and the T7 sweep run on the first n held-out
+    queries (T5 at top_percent keeps all 7); fv.addback_sweep.n_eval likewise for the Y7 sweep.
+    A limit at or above the queries there is no limit."""
+    t5 = {"model": "m", "dataset": "sentiment_lexicon"}
+    y7 = {"model": "m", "dataset": "lowercase"}
+
+    def tokens(rule, w, **over):
+        return cost.job_cost(tiny_config(**over), rule, w).tokens
+
+    sweep = {"tsla": {"threshold_sweep": [1, 3, 10]}}
+    full = tokens("tsla_ablation", t5, **sweep)
+    assert tokens("tsla_ablation", t5, tsla={"threshold_sweep": [1, 3, 10], "sweep_n_eval": 7}) == full
+    few = tokens("tsla_ablation", t5, tsla={"threshold_sweep": [1, 3, 10], "sweep_n_eval": 2})
+    assert tokens("tsla_ablation", t5, tsla={"threshold_sweep": [3]}) < few < full
+    assert tokens("tsla_ablation", t5, tsla={"threshold_sweep": [3], "sweep_n_eval": 2}) == \
+        tokens("tsla_ablation", t5, tsla={"threshold_sweep": [3]})   # no other threshold: nothing to cut
+    assert tokens("tsla_steering_sweep", t5, tsla={"sweep_n_eval": 1}) < tokens("tsla_steering_sweep", t5)
+    assert tokens("tsla_steering", t5, tsla={"sweep_n_eval": 1}) == tokens("tsla_steering", t5)
+    a = {"addback_n_eval": 6}
+    assert tokens("yin_addback", y7, fv={**a, "addback_sweep": {"n_eval": 2}}) < tokens("yin_addback", y7, fv=a)
+    assert tokens("yin_addback", y7, fv={**a, "addback_sweep": {"n_eval": 9}}) == tokens("yin_addback", y7, fv=a)
+
+
 def test_random_head_sets_start_at_their_expected_lowest_layer():
     assert cost.expected_first_layer(4, 1, 1) == pytest.approx(1.5)       # uniform over layers 0..3
     assert cost.expected_first_layer(4, 1, 4) == 0                        # every head: layer 0

@@ -7,7 +7,7 @@ import pandas as pd
 from common_tsla import metric_rows
 from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
-from icl_heads.config import job_seed
+from icl_heads.config import job_seed, sweep_n
 from icl_heads.interventions import ablation, mean_z, random_heads
 from icl_heads.model import ABLATION_NORM_TEXT, evaluate
 from icl_heads.io import save_tensors, write_csv
@@ -26,7 +26,7 @@ bs = job.cfg["prompts"]["batch_size"]
 seed = job_seed(job.cfg, "tsla_ablation", w["model"], w["dataset"])
 L, H = model.n_layers, model.n_heads
 
-conds = {("ICL baseline", 0.0, -1): []}
+conds, sweep = {("ICL baseline", 0.0, -1): []}, {}
 for pct in cfg["threshold_sweep"]:
     sets = {"w/o TR": top_heads(scores, "tr", pct), "w/o TL": top_heads(scores, "tl", pct)}
     if pct == cfg["top_percent"]:
@@ -36,9 +36,15 @@ for pct in cfg["threshold_sweep"]:
     for i in range(cfg["random_seeds"] if pct == cfg["top_percent"] else cfg["sweep_random_seeds"]):
         sets[f"w/o random#{i}"] = random_heads(L, H, k, seed + i)
     for name, heads in sets.items():
-        conds[(name, float(pct), len(heads))] = [ablation(heads, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])]
+        (conds if pct == cfg["top_percent"] else sweep)[(name, float(pct), len(heads))] = [
+            ablation(heads, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])]
 # One clean pass per batch feeds every condition (blocks before the first ablated head are replayed).
 runs = evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T5 conditions")
+# The other thresholds (F3 only, no claim) on the first tsla.sweep_n_eval of the same queries.
+n_sweep = sweep_n(len(prompts), cfg["sweep_n_eval"])
+if sweep:
+    runs.update(evaluate(model, prompts[:n_sweep], labels, sweep, share="layers", batch_size=bs, progress=True,
+                         desc="T5 threshold sweep"))
 
 rows = []
 for (name, pct, k), res in runs.items():
@@ -61,7 +67,7 @@ floor = job.cfg["claims"]["floor_accuracy"]
 df["clean_at_floor"] = claims.at_floor(base_correct, floor)
 excluded = claims.floor_text(float(base_correct.mean()), floor) if df["clean_at_floor"].iloc[0] else ""
 prov = job.provenance(seed=seed, model=job.model_record(),
-                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": "held-out (prompt set eval)",
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": f"held-out (prompt set eval): all {len(prompts)} at top_percent {cfg['top_percent']}, the first {n_sweep} at the other thresholds (tsla.sweep_n_eval; column n)",
                                "random_heads": "uniform over all heads, one draw per seed"})
 write_csv(df, smk.output.table, prov)
 

@@ -6,7 +6,7 @@ import random
 
 import pandas as pd
 
-from icl_heads.config import job_seed
+from icl_heads.config import job_seed, sweep_n
 from icl_heads.interventions import steer
 from icl_heads.io import load_tensors, write_csv
 from icl_heads.model import evaluate
@@ -22,6 +22,8 @@ scores = pd.read_csv(smk.input.scores)
 head_out = load_tensors(smk.input.score_cache)[0]["head_out"]
 prompts, payload = read_prompts(smk.input.zeroshot_prompts)
 labels = payload["label_tokens"]
+n_all = len(prompts)
+prompts = prompts[:sweep_n(n_all, cfg["sweep_n_eval"])]   # a figure only: the first tsla.sweep_n_eval queries
 model = job.load_model(attn="sdpa")
 seed = job_seed(job.cfg, "tsla_steering_sweep", w["model"], w["dataset"])
 bs = job.cfg["prompts"]["batch_size"]
@@ -65,5 +67,6 @@ prov = job.provenance(seed=seed, model=job.model_record(),
                                         "d_model is a x the mean RMS of resid_pre of the injection layer at N over these "
                                         "zero-shot prompts (clean pass)",
                                "layers": f"round(f x L) for f in {sw['layer_fractions']}, added at N of zero-shot prompts",
-                               "metrics": "accuracy (argmax = answer), TR ratio (argmax in the label set), p(answer), per query"})
+                               "metrics": "accuracy (argmax = answer), TR ratio (argmax in the label set), p(answer), per query",
+                               "queries": f"the first {len(prompts)} of the {n_all} held-out zero-shot queries (tsla.sweep_n_eval)"})
 write_csv(df, smk.output[0], prov)

@@ -8,7 +8,7 @@ import random
 
 import pandas as pd
 
-from icl_heads.config import addback_n_eval, job_seed
+from icl_heads.config import addback_n_eval, job_seed, sweep_n
 from icl_heads.model import evaluate
 from icl_heads.io import write_csv
 from icl_heads.prompts import build_prompts
@@ -68,7 +68,7 @@ write_csv(df, smk.output.table, prov)
 # as many random heads (rescaled to the FV's norm for "raw"; at a relative scale every vector has
 # the same RMS anyway).
 sw = job.cfg["fv"]["addback_sweep"]
-base = sets["shuffled"]
+base = sets["shuffled"][:sweep_n(len(sets["shuffled"]), sw["n_eval"])]   # a figure only: the first fv.addback_sweep.n_eval
 layers = sweep_layers(model.n_layers, sw["layer_fractions"])
 resid = resid_rms_at_final(model, base, batch_size=bs)
 top_n = ranked(score_matrix(heads, "fv"))[: sw["n_heads"]]
@@ -105,7 +105,7 @@ sweep["random_seed"] = sweep["random_seed"].astype("Int64")
 sweep["n"], sweep["seed"] = len(base), seed
 sweep["resid_rms"] = sweep["layer"].map(lambda l: float(resid[l]) if l >= 0 else float("nan"))
 sprov = job.provenance(seed=seed, model=job.model_record(), data=task.provenance(),
-                       choices={"prompts": f"the {len(base)} shuffled-label {cfg['n_shot']}-shot prompts of the Y7 table",
+                       choices={"prompts": f"the first {len(base)} of the {len(sets['shuffled'])} shuffled-label {cfg['n_shot']}-shot prompts of the Y7 table (fv.addback_sweep.n_eval)",
                                 "vectors": f"FV of the top {cfg['top_percent']}% FV heads and of the top {sw['n_heads']} "
                                            "heads by FV score (sum of their mean outputs at N, residual space); random: as "
                                            "many uniformly drawn heads, rescaled to the FV's norm",
