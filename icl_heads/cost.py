@@ -400,9 +400,12 @@ def _tsla_ablation(c: _Ctx, m: str, w: dict):
         sets = [(RANKED, 0)] * (4 if top else 2)
         sets += [_random_first(L, H, n_of_percent(L * H, pct))] * (t["random_seeds"] if top else t["sweep_random_seeds"])
         (conds if top else sweep).extend(sets)
+    n_sweep = sweep_n(n, t["sweep_n_eval"])
+    if n_sweep == n:   # every query: one call runs every condition
+        conds, sweep = conds + sweep, []
     out = fwd + evaluate_tokens(n, T, conds, SHARES["tsla_ablation"][0], L)
     if sweep:   # the other thresholds: their own call on the first tsla.sweep_n_eval queries
-        out += evaluate_tokens(sweep_n(n, t["sweep_n_eval"]), T, [None] + sweep, SHARES["tsla_ablation"][1], L)
+        out += evaluate_tokens(n_sweep, T, [None] + sweep, SHARES["tsla_ablation"][1], L)
     return out, 0.0
 
 

@@ -38,10 +38,13 @@ for pct in cfg["threshold_sweep"]:
     for name, heads in sets.items():
         (conds if pct == cfg["top_percent"] else sweep)[(name, float(pct), len(heads))] = [
             ablation(heads, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])]
+# The other thresholds (F3 only, no claim) on the first tsla.sweep_n_eval of the same queries;
+# on all of them (null), one call runs every condition.
+n_sweep = sweep_n(len(prompts), cfg["sweep_n_eval"])
+if n_sweep == len(prompts):
+    conds, sweep = {**conds, **sweep}, {}
 # One clean pass per batch feeds every condition (blocks before the first ablated head are replayed).
 runs = evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T5 conditions")
-# The other thresholds (F3 only, no claim) on the first tsla.sweep_n_eval of the same queries.
-n_sweep = sweep_n(len(prompts), cfg["sweep_n_eval"])
 if sweep:
     runs.update(evaluate(model, prompts[:n_sweep], labels, sweep, share="layers", batch_size=bs, progress=True,
                          desc="T5 threshold sweep"))
