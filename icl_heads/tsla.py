@@ -118,22 +118,34 @@ def best_head_per_layer(df: pd.DataFrame, col: str) -> dict[int, int]:
     return {int(l): int(g.loc[g[col].idxmax(), "head"]) for l, g in df.groupby("layer")}
 
 
-def layerwise_geometry(resid: torch.Tensor, head_out: torch.Tensor, W_Y: torch.Tensor, correct: torch.Tensor,
-                       tr_best: dict[int, int], tl_best: dict[int, int]) -> pd.DataFrame:
-    """Per layer l: the subspace alignment of the output of layer l's highest-TR head and the
-    logit difference of its highest-TL head's output, next to the change of the (normalised)
-    hidden state's alignment and logit difference across block l. resid [B, L+1, d], head_out [B, L, H, d]."""
+LAYERWISE = ("tr_output_alignment", "tl_output_logit_diff", "hidden_alignment_change", "hidden_logit_diff_change")
+
+
+def layerwise_per_prompt(resid: torch.Tensor, head_out: torch.Tensor, W_Y: torch.Tensor, correct: torch.Tensor,
+                         tr_best: dict[int, int], tl_best: dict[int, int]) -> dict[str, torch.Tensor]:
+    """The quantities of `layerwise_geometry` per prompt: {name in LAYERWISE: [B, L]}. Each is
+    a row-wise function of one prompt, so the layerwise table of any resample of the prompts is
+    the mean of these rows over it (the T8 bootstrap resamples rows instead of recomputing)."""
     L = head_out.shape[1]
     hn = rms_normalise(resid)
     align = subspace_alignment(hn, W_Y)                       # [B, L+1]
     ld = logit_difference(hn, W_Y, correct)                   # [B, L+1]
-    rows = []
-    for l in range(L):
-        rows.append({
-            "layer": l, "tr_head": tr_best[l], "tl_head": tl_best[l],
-            "tr_output_alignment": float(subspace_alignment(head_out[:, l, tr_best[l]], W_Y).mean()),
-            "tl_output_logit_diff": float(logit_difference(head_out[:, l, tl_best[l]], W_Y, correct).mean()),
-            "hidden_alignment_change": float((align[:, l + 1] - align[:, l]).mean()),
-            "hidden_logit_diff_change": float((ld[:, l + 1] - ld[:, l]).mean()),
-        })
-    return pd.DataFrame(rows)
+    return {"tr_output_alignment": torch.stack([subspace_alignment(head_out[:, l, tr_best[l]], W_Y) for l in range(L)], 1),
+            "tl_output_logit_diff": torch.stack([logit_difference(head_out[:, l, tl_best[l]], W_Y, correct)
+                                                 for l in range(L)], 1),
+            "hidden_alignment_change": align[:, 1:] - align[:, :-1],
+            "hidden_logit_diff_change": ld[:, 1:] - ld[:, :-1]}
+
+
+def layerwise_geometry(resid: torch.Tensor, head_out: torch.Tensor, W_Y: torch.Tensor, correct: torch.Tensor,
+                       tr_best: dict[int, int], tl_best: dict[int, int]) -> pd.DataFrame:
+    """Per layer l: the subspace alignment of the output of layer l's highest-TR head and the
+    logit difference of its highest-TL head's output, next to the change of the (normalised)
+    hidden state's alignment and logit difference across block l (means over the prompts of
+    `layerwise_per_prompt`). resid [B, L+1, d], head_out [B, L, H, d]."""
+    per = layerwise_per_prompt(resid, head_out, W_Y, correct, tr_best, tl_best)
+    L = head_out.shape[1]
+    df = pd.DataFrame({"layer": range(L), "tr_head": [tr_best[l] for l in range(L)], "tl_head": [tl_best[l] for l in range(L)]})
+    for k in LAYERWISE:
+        df[k] = per[k].mean(0).double().numpy()
+    return df

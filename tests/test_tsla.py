@@ -14,7 +14,7 @@ from icl_heads.model import AddAt, HeadAblation, evaluate, evaluate_one, first_t
 from icl_heads.prompts import Prompt
 from icl_heads.stats import bootstrap_ci, paired_bootstrap
 from icl_heads.tsla import (conditional_mean_percentage, consistency_rows, head_set_vector, layerwise_geometry,
-                            logit_difference, subspace_alignment, top_heads)
+                            layerwise_per_prompt, logit_difference, subspace_alignment, top_heads)
 
 
 def test_accuracy_and_tr_ratio_on_hand_made_predictions():
@@ -89,6 +89,22 @@ def test_layerwise_geometry_on_a_constructed_stream():
     t = layerwise_geometry(resid, head_out, W_Y, torch.tensor([0]), {0: 0, 1: 0}, {0: 0, 1: 0})
     assert t.tr_output_alignment.tolist() == pytest.approx([1.0, 0.0], abs=1e-6)
     assert t.hidden_alignment_change[0] > 0 and t.hidden_alignment_change[1] < 0
+
+
+def test_layerwise_rows_of_a_resample_equal_the_table_recomputed_on_it():
+    """T8's bootstrap averages the per-prompt rows of layerwise_per_prompt over a resample of the
+    prompts instead of recomputing layerwise_geometry on it: the same numbers (float32 rounding)."""
+    g = torch.Generator().manual_seed(0)
+    B, L, H, d = 7, 4, 3, 6
+    resid, head_out = torch.randn(B, L + 1, d, generator=g), torch.randn(B, L, H, d, generator=g)
+    W_Y, y = torch.randn(3, d, generator=g), torch.randint(0, 3, (B,), generator=g)
+    tr, tl = {l: l % H for l in range(L)}, {l: (l + 1) % H for l in range(L)}
+    per = layerwise_per_prompt(resid, head_out, W_Y, y, tr, tl)
+    idx = torch.tensor([3, 3, 0, 6, 1, 1, 5])
+    direct = layerwise_geometry(resid[idx], head_out[idx], W_Y, y[idx], tr, tl)
+    for k, v in per.items():
+        assert v.shape == (B, L)
+        assert v[idx].mean(0).double().numpy() == pytest.approx(direct[k].to_numpy(), abs=1e-6), k
 
 
 def test_random_heads_are_reproducible_and_respect_exclusions():

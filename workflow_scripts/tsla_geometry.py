@@ -10,8 +10,8 @@ from scipy.stats import spearmanr
 from icl_heads import claims
 from icl_heads.io import load_tensors, write_csv
 from icl_heads.stats import bootstrap_ci
-from icl_heads.tsla import (best_head_per_layer, head_set_vector, layerwise_geometry, logit_difference, rms_normalise,
-                            subspace_alignment, top_heads)
+from icl_heads.tsla import (best_head_per_layer, head_set_vector, layerwise_geometry, layerwise_per_prompt, logit_difference,
+                            rms_normalise, subspace_alignment, top_heads)
 
 job = Job(snakemake)  # noqa: F821
 smk = snakemake  # noqa: F821
@@ -48,10 +48,14 @@ lw.insert(0, "dataset", w["dataset"])
 lw.insert(0, "model", w["model"])
 
 
+per_prompt = layerwise_per_prompt(resid, head_out, W_Y, yc, tr_best, tl_best)   # [prompts, L] each, computed once
+
+
 def rhos(idx):
-    t = layerwise_geometry(resid[idx], head_out[idx], W_Y, yc[idx], tr_best, tl_best)
-    return (spearmanr(t.tr_output_alignment, t.hidden_alignment_change).statistic,
-            spearmanr(t.tl_output_logit_diff, t.hidden_logit_diff_change).statistic)
+    """Spearman's rho of the layerwise means over the prompts idx (a resample of the rows)."""
+    m = {k: v[idx].mean(0).double().numpy() for k, v in per_prompt.items()}
+    return (spearmanr(m["tr_output_alignment"], m["hidden_alignment_change"]).statistic,
+            spearmanr(m["tl_output_logit_diff"], m["hidden_logit_diff_change"]).statistic)
 
 
 rng = np.random.default_rng(0)
