@@ -143,8 +143,12 @@ def layerwise_geometry(resid: torch.Tensor, head_out: torch.Tensor, W_Y: torch.T
     logit difference of its highest-TL head's output, next to the change of the (normalised)
     hidden state's alignment and logit difference across block l (means over the prompts of
     `layerwise_per_prompt`). resid [B, L+1, d], head_out [B, L, H, d]."""
-    per = layerwise_per_prompt(resid, head_out, W_Y, correct, tr_best, tl_best)
-    L = head_out.shape[1]
+    return layerwise_table(layerwise_per_prompt(resid, head_out, W_Y, correct, tr_best, tl_best), tr_best, tl_best)
+
+
+def layerwise_table(per: dict[str, torch.Tensor], tr_best: dict[int, int], tl_best: dict[int, int]) -> pd.DataFrame:
+    """The table of `layerwise_geometry` from its per-prompt rows (`layerwise_per_prompt`)."""
+    L = per[LAYERWISE[0]].shape[1]
     df = pd.DataFrame({"layer": range(L), "tr_head": [tr_best[l] for l in range(L)], "tl_head": [tl_best[l] for l in range(L)]})
     for k in LAYERWISE:
         df[k] = per[k].mean(0).double().numpy()

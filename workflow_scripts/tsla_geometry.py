@@ -10,7 +10,7 @@ from scipy.stats import spearmanr
 from icl_heads import claims
 from icl_heads.io import load_tensors, write_csv
 from icl_heads.stats import bootstrap_ci
-from icl_heads.tsla import (best_head_per_layer, head_set_vector, layerwise_geometry, layerwise_per_prompt, logit_difference,
+from icl_heads.tsla import (best_head_per_layer, head_set_vector, layerwise_per_prompt, layerwise_table, logit_difference,
                             rms_normalise, subspace_alignment, top_heads)
 
 job = Job(snakemake)  # noqa: F821
@@ -43,12 +43,10 @@ for state, (al, ld) in per_query.items():
 okc = icl["answer_index"] >= 0
 resid, head_out, yc = icl["resid"][okc], icl["head_out"][okc], icl["answer_index"][okc]
 tr_best, tl_best = best_head_per_layer(scores, "tr"), best_head_per_layer(scores, "tl")
-lw = layerwise_geometry(resid, head_out, W_Y, yc, tr_best, tl_best)
+per_prompt = layerwise_per_prompt(resid, head_out, W_Y, yc, tr_best, tl_best)   # [prompts, L] each, computed once
+lw = layerwise_table(per_prompt, tr_best, tl_best)
 lw.insert(0, "dataset", w["dataset"])
 lw.insert(0, "model", w["model"])
-
-
-per_prompt = layerwise_per_prompt(resid, head_out, W_Y, yc, tr_best, tl_best)   # [prompts, L] each, computed once
 
 
 def rhos(idx):
