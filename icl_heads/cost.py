@@ -394,15 +394,13 @@ def _tsla_ablation(c: _Ctx, m: str, w: dict):
     L, H = c.shape(m)
     t = c.cfg["tsla"]
     n, T, fwd = _tsla_eval(c, w["dataset"])
+    n_sweep = sweep_n(n, t["sweep_n_eval"])
     conds, sweep = [None], []
     for pct in t["threshold_sweep"]:
         top = pct == t["top_percent"]
         sets = [(RANKED, 0)] * (4 if top else 2)
         sets += [_random_first(L, H, n_of_percent(L * H, pct))] * (t["random_seeds"] if top else t["sweep_random_seeds"])
-        (conds if top else sweep).extend(sets)
-    n_sweep = sweep_n(n, t["sweep_n_eval"])
-    if n_sweep == n:   # every query: one call runs every condition
-        conds, sweep = conds + sweep, []
+        (conds if top or n_sweep == n else sweep).extend(sets)   # every query: one call runs every condition
     out = fwd + evaluate_tokens(n, T, conds, SHARES["tsla_ablation"][0], L)
     if sweep:   # the other thresholds: their own call on the first tsla.sweep_n_eval queries
         out += evaluate_tokens(n_sweep, T, [None] + sweep, SHARES["tsla_ablation"][1], L)

@@ -26,6 +26,9 @@ bs = job.cfg["prompts"]["batch_size"]
 seed = job_seed(job.cfg, "tsla_ablation", w["model"], w["dataset"])
 L, H = model.n_layers, model.n_heads
 
+# The other thresholds (F3 only, no claim) run on the first tsla.sweep_n_eval of the same queries,
+# in a call of their own; on all of them (null), in the one call with the rest.
+n_sweep = sweep_n(len(prompts), cfg["sweep_n_eval"])
 conds, sweep = {("ICL baseline", 0.0, -1): []}, {}
 for pct in cfg["threshold_sweep"]:
     sets = {"w/o TR": top_heads(scores, "tr", pct), "w/o TL": top_heads(scores, "tl", pct)}
@@ -36,13 +39,8 @@ for pct in cfg["threshold_sweep"]:
     for i in range(cfg["random_seeds"] if pct == cfg["top_percent"] else cfg["sweep_random_seeds"]):
         sets[f"w/o random#{i}"] = random_heads(L, H, k, seed + i)
     for name, heads in sets.items():
-        (conds if pct == cfg["top_percent"] else sweep)[(name, float(pct), len(heads))] = [
+        (conds if pct == cfg["top_percent"] or n_sweep == len(prompts) else sweep)[(name, float(pct), len(heads))] = [
             ablation(heads, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])]
-# The other thresholds (F3 only, no claim) on the first tsla.sweep_n_eval of the same queries;
-# on all of them (null), one call runs every condition.
-n_sweep = sweep_n(len(prompts), cfg["sweep_n_eval"])
-if n_sweep == len(prompts):
-    conds, sweep = {**conds, **sweep}, {}
 # One clean pass per batch feeds every condition (blocks before the first ablated head are replayed).
 runs = evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T5 conditions")
 if sweep:
