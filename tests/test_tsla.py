@@ -134,6 +134,31 @@ def test_evaluate_batched_equals_one_prompt_at_a_time_under_interventions(tiny_h
     assert batched.correct.tolist() == [float(a == p.answer_token) for a, p in zip(single, prompts)]
 
 
+def test_evaluate_runs_a_repeated_condition_once_and_gives_it_the_same_result(tiny_hooked, monkeypatch):
+    """Two names for the same head ablation (heads in another order) cost one pass per batch and
+    get the result the condition has when evaluated alone; a mean ablation whose reference is
+    another tensor object, and a different head set, are run on their own."""
+    h = tiny_hooked
+    prompts = _prompts(SEQS, [5, 6, 7, 8])
+    means = torch.randn(h.n_layers, h.n_heads, h.d_head)
+    conds = {"a": [HeadAblation([(0, 1), (2, 3)], "zero")], "b": [HeadAblation([(2, 3), (0, 1)], "zero")],
+             "c": [HeadAblation([(0, 1)], "zero")], "m1": [HeadAblation([(1, 0)], "mean", means)],
+             "m2": [HeadAblation([(1, 0)], "mean", means.clone())], "m3": [HeadAblation([(1, 0)], "mean", means)]}
+    calls = []
+    run = h.run
+    monkeypatch.setattr(h, "run", lambda *a, **k: calls.append(1) or run(*a, **k))
+    got = evaluate(h, prompts, [5, 6], conds, batch_size=len(prompts), stack_rows=0)
+    assert len(calls) == 4   # a (= b), c, m1 (= m3), m2
+    assert list(got) == list(conds)
+    monkeypatch.setattr(h, "run", run)
+    for name in ("b", "m3", "c"):
+        alone = evaluate_one(h, prompts, [5, 6], conds[name], batch_size=len(prompts))
+        assert torch.equal(got[name].argmax, alone.argmax)
+        torch.testing.assert_close(got[name].logp_answer, alone.logp_answer, atol=1e-6, rtol=0)
+    torch.testing.assert_close(got["m2"].logp_answer, got["m1"].logp_answer, atol=1e-6, rtol=0)
+    assert got["a"].logp_answer is not got["b"].logp_answer   # own tensors
+
+
 def test_steer_adds_at_the_final_position_of_the_chosen_layer():
     iv = steer(3, torch.ones(4))
     assert isinstance(iv, AddAt) and iv.point == "blocks.3.hook_resid_pre" and tuple(iv.positions) == (-1,)

@@ -26,6 +26,11 @@ steering sweep are dominated by per-operation overhead, not arithmetic. Stacked 
 change only the final column over a shared prefix run as branches of it
 (`HookedModel.run(branches=True)`): the k rows of a prompt read its cached keys and values
 without copying them.
+
+Conditions that are the same interventions run once (`condition_key`): head ablations of the
+same set of heads, with the same mode, norm handling and reference tensor (the one `means`
+object), e.g. Y5's "IH excluding FV" set where no top FV head is among the top induction heads,
+or every condition without an intervention. Each name still gets its own `Eval`.
 """
 from __future__ import annotations
 
@@ -37,7 +42,7 @@ import torch
 from tqdm import tqdm
 
 from .hooked import HookedModel, left_pad
-from .interventions import first_touched_layer
+from .interventions import HeadAblation, first_touched_layer
 
 SHARING = ("none", "layers", "columns", "both")
 
@@ -102,6 +107,19 @@ class _SubPass:
         return getattr(self._run, name)
 
 
+def condition_key(cond):
+    """A key that two conditions share only if they are the same interventions: head ablations
+    (`HeadAblation`) of the same heads (in any order) with the same mode, norm and reference
+    tensor object. None for a condition holding anything else: it is never merged."""
+    key = []
+    for item in cond:
+        if type(item) is not HeadAblation:
+            return None
+        ref = None if item.means is None else id(item.means)
+        key.append((tuple(sorted((int(l), int(h)) for l, h in item.heads)), item.mode, ref, item.norm))
+    return tuple(key)
+
+
 def _first_column(cond, batch) -> int:
     T = batch.input_ids.shape[1]
     if not cond:
@@ -116,6 +134,14 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
     stack_rows 0 or 1 runs every condition alone."""
     if share not in SHARING:
         raise ValueError(f"share={share!r}: use one of {SHARING}")
+    same, first_of = {}, {}   # a repeated condition: its name -> the name of its first occurrence
+    for name, cond in conditions.items():
+        key = condition_key(cond)
+        if key is not None and key in first_of:
+            same[name] = first_of[key]
+        elif key is not None:
+            first_of[key] = name
+    named, conditions = conditions, {k: c for k, c in conditions.items() if k not in same}
     n = len(prompts)
     args = {k: torch.empty(n, dtype=torch.long) for k in conditions}
     pas = {k: torch.empty(n) for k in conditions}
@@ -174,9 +200,11 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
                     _record(logits[j::k], name, rows, ans, labs, args, pas, lpa, lps)
     answers = torch.tensor([p.answer_token for p in prompts])
     out = {}
-    for name in conditions:
-        in_set = torch.isin(args[name], labs).float() if labs is not None else torch.full((n,), float("nan"))
-        out[name] = Eval((args[name] == answers).float(), in_set, args[name], pas[name], lpa[name], lps[name])
+    for name in named:
+        src = same.get(name, name)
+        in_set = torch.isin(args[src], labs).float() if labs is not None else torch.full((n,), float("nan"))
+        out[name] = Eval((args[src] == answers).float(), in_set, args[src].clone(), pas[src].clone(), lpa[src].clone(),
+                         lps[src].clone())
     return out
 
 
