@@ -208,8 +208,9 @@ def addback_n_eval(fv: dict) -> int:
 
 
 def sweep_n(n: int, limit: int | None) -> int:
-    """Queries of a figures-only sweep (tsla.sweep_n_eval, fv.addback_sweep.n_eval): the first
-    `limit` of the n its table evaluates; all n where the limit is null or larger."""
+    """Queries of a figures-only sweep (tsla.sweep_n_eval, fv.addback_sweep.n_eval) or of the TSLA
+    ablation rules (tsla.ablation_n_eval): the first `limit` of the n held-out queries; all n where
+    the limit is null or larger."""
     return n if limit is None else min(n, int(limit))
 
 

@@ -18,6 +18,8 @@ smk = snakemake  # noqa: F821
 w, cfg = job.wildcards, job.cfg["tsla"]
 scores = pd.read_csv(smk.input.scores)
 prompts, payload = read_prompts(smk.input.prompts)
+n_held_out = len(prompts)
+prompts = prompts[:sweep_n(n_held_out, cfg["ablation_n_eval"])]   # T5 and T6: the first tsla.ablation_n_eval
 labels = payload["label_tokens"]
 model = job.load_model(attn="sdpa")  # logits only: the fused attention kernel
 mode = cfg["ablation"]
@@ -68,7 +70,7 @@ floor = job.cfg["claims"]["floor_accuracy"]
 df["clean_at_floor"] = claims.at_floor(base_correct, floor)
 excluded = claims.floor_text(float(base_correct.mean()), floor) if df["clean_at_floor"].iloc[0] else ""
 prov = job.provenance(seed=seed, model=job.model_record(),
-                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": f"held-out (prompt set eval): all {len(prompts)} at top_percent {cfg['top_percent']}, the first {n_sweep} at the other thresholds (tsla.sweep_n_eval; column n)",
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": f"held-out (prompt set eval): the first {len(prompts)} of {n_held_out} (tsla.ablation_n_eval) at top_percent {cfg['top_percent']}, the first {n_sweep} at the other thresholds (tsla.sweep_n_eval; column n)",
                                "random_heads": "uniform over all heads, one draw per seed"})
 write_csv(df, smk.output.table, prov)
 

@@ -8,6 +8,7 @@ from common_tsla import metric_rows
 from icl_heads.prompts import changed_share
 from icl_heads.prompts import read_prompt_set as read_prompts
 from icl_heads import claims
+from icl_heads.config import sweep_n
 from icl_heads.interventions import ablation, mean_z
 from icl_heads.model import ABLATION_NORM_TEXT, Eval, evaluate
 from icl_heads.io import load_tensors, write_csv
@@ -32,9 +33,16 @@ for name in heads:
 t5_runs = {c: Eval(*(t5.get(f"{k}|{f}") for f in ("correct", "in_set", "argmax", "p_answer", "logp_answer", "logp_label_set")))
            for c, k in (("clean", "ICL baseline|0.0"), ("tr", f"w/o TR|{float(pct)}"), ("tl", f"w/o TL|{float(pct)}"))}
 unperturbed = read_prompts(smk.input.eval_prompts)[0]
+n_held_out = len(unperturbed)
+n_abl = sweep_n(n_held_out, cfg["ablation_n_eval"])   # T5's queries: the first tsla.ablation_n_eval held-out ones
+unperturbed = unperturbed[:n_abl]
+if len(t5["ICL baseline|0.0|correct"]) != n_abl:
+    raise ValueError(f"{smk.input.t5_per_query} holds {len(t5['ICL baseline|0.0|correct'])} queries, not the first "
+                     f"{n_abl} of the {n_held_out} held-out ones (tsla.ablation_n_eval): rerun rule tsla_ablation")
 runs, changed = {"none": clean}, {"none": 0.0}
 for pert, path in zip(cfg["perturbations"], smk.input.prompts):
     prompts, payload = read_prompts(path)
+    prompts = prompts[:n_abl]
     changed[pert] = changed_share(prompts, unperturbed)
     if changed[pert] == 0:
         # every prompt equals its unperturbed one (e.g. shuffled words of single-word inputs):
@@ -54,6 +62,7 @@ for pert, conds in runs.items():
 prov = job.provenance(model=job.model_record(),
                       choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
                                "tr_ratio": "argmax in the demonstrated label set",
+                               "eval_queries": f"the first {n_abl} of the {n_held_out} held-out queries (tsla.ablation_n_eval), as T5",
                                "prompts_changed": "share of evaluation prompts whose tokens the perturbation changed; "
                                                   "a perturbation that changed none reuses T5's runs and its claims are left out"})
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
