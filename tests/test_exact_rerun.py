@@ -85,6 +85,8 @@ def mutated(cfg: dict, key: str, value):
         return "0" * 64
     if isinstance(value, bool):
         return not value
+    if value is None and "integer" in (sch.get("type") if isinstance(sch.get("type"), list) else [sch.get("type")]):
+        return 1  # a null limit ("all", e.g. tsla.ablation_n_eval) becomes a number
     if isinstance(value, int):
         hi = sch.get("maximum")
         return value + 1 if hi is None or value + 1 <= hi else value - 1
