@@ -379,8 +379,8 @@ def _random_first(L: int, H: int, k: int):
 
 
 def _tsla_eval(c: _Ctx, d: str) -> tuple[float, float, float]:
-    """T5 / T6's held-out queries (the first tsla.ablation_n_eval), their n-shot prompt length, and the tokens of the mean-z pass
-    over the score prompts (tsla.ablation mean; 0 otherwise)."""
+    """T5 / T6's held-out queries (the first tsla.ablation_n_eval), their n-shot prompt length, and
+    the tokens of the mean-z pass over the score prompts (tsla.ablation mean; 0 otherwise)."""
     ln = c.len(d)
     n_score, n_eval = dataset_size(c.cfg, d, "n_score"), dataset_size(c.cfg, d, "n_eval")
     T = ln.prompt(c.cfg["prompts"]["n_shot"])

@@ -62,7 +62,8 @@ for pert, conds in runs.items():
 prov = job.provenance(model=job.model_record(),
                       choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
                                "tr_ratio": "argmax in the demonstrated label set",
-                               "eval_queries": f"the first {n_abl} of the {n_held_out} held-out queries (tsla.ablation_n_eval), as T5",
+                               "eval_queries": f"the first {n_abl} of the {n_held_out} held-out queries "
+                                               "(tsla.ablation_n_eval), as T5",
                                "prompts_changed": "share of evaluation prompts whose tokens the perturbation changed; "
                                                   "a perturbation that changed none reuses T5's runs and its claims are left out"})
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
