@@ -174,6 +174,7 @@ rule tsla_geometry:
     input:
         scores="results/{model}/tsla/scores/{dataset}.csv",
         score_cache="results/{model}/cache/{dataset}/score.safetensors",
+        icl_cache="results/{model}/cache/{dataset}/eval.safetensors",
         zeroshot_cache="results/{model}/cache/{dataset}/eval_zeroshot.safetensors",
     output:
         table=report_table("T8", "results/{model}/tsla/geometry/{dataset}.csv"),

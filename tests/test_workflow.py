@@ -82,6 +82,11 @@ def test_tiny_workflow_end_to_end(tiny_workdir):
     assert set(t5[t5.top_percent == 1.0].n) == {3} and set(t5[t5.top_percent == 1.0].condition) >= {"w/o TR", "w/o TL"}
     assert pd.read_csv(wd / f"results/{m}/tsla/steering_sweep/sentiment_lexicon.csv", comment="#")["query"].nunique() == 3
     assert set(pd.read_csv(wd / f"results/{m}/yin/addback_sweep/antonym.csv", comment="#").n) == {2}
+    # T8's layerwise correlations pool the scoring (4) and held-out (6) ICL prompts; its per-query
+    # rows stay on the 6 held-out zero-shot prompts
+    geo = pd.read_csv(wd / f"results/{m}/tsla/geometry/sentiment_lexicon.csv", comment="#")
+    assert set(geo[geo.hidden_state == "ICL, layerwise"].n) == {10}
+    assert set(geo[geo.hidden_state != "ICL, layerwise"].n) == {6}
     acc = pd.read_csv(wd / f"results/{m}/icl/accuracy.csv")
     assert set(acc.condition) == {"zero-shot", "8-shot"}
     assert (wd / "figures" / "README.md").is_file()

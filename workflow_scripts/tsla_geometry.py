@@ -39,9 +39,19 @@ for state, (al, ld) in per_query.items():
                      "top_percent": pct})
 
 # Layerwise: per layer, the best TR head's output alignment and best TL head's logit difference
-# against the change of the hidden state across the block, on the ICL scoring prompts.
-okc = icl["answer_index"] >= 0
-resid, head_out, yc = icl["resid"][okc], icl["head_out"][okc], icl["answer_index"][okc]
+# against the change of the hidden state across the block, on every cached ICL prompt of the
+# dataset: the scoring prompts and the held-out ones (prompts.n_score + prompts.n_eval; both caches
+# are there already, so the second set costs no forward pass).
+held, _ = load_tensors(smk.input.icl_cache)
+if not torch.equal(held["W_Y"], W_Y):
+    raise ValueError(f"{smk.input.icl_cache} and {smk.input.score_cache} hold different label unembeddings: "
+                     "rebuild both caches (rule cache)")
+layer_sets = [icl, held]
+okc = [c["answer_index"] >= 0 for c in layer_sets]
+resid = torch.cat([c["resid"][o] for c, o in zip(layer_sets, okc)])
+head_out = torch.cat([c["head_out"][o] for c, o in zip(layer_sets, okc)])
+yc = torch.cat([c["answer_index"][o] for c, o in zip(layer_sets, okc)])
+n_layer_prompts = {"scoring": int(okc[0].sum()), "held-out": int(okc[1].sum())}
 tr_best, tl_best = best_head_per_layer(scores, "tr"), best_head_per_layer(scores, "tl")
 per_prompt = layerwise_per_prompt(resid, head_out, W_Y, yc, tr_best, tl_best)   # [prompts, L] each, computed once
 lw = layerwise_table(per_prompt, tr_best, tl_best)
@@ -67,7 +77,8 @@ for i, (name, ref) in enumerate((("rho(TR-head output alignment, hidden alignmen
 prov = job.provenance(choices={"hidden_state": "final residual stream at N, RMS-normalised; final-norm gain folded into W_Y",
                                "vectors": "sum of the top heads' mean outputs over the scoring ICL prompts",
                                "layerwise": "per layer, its highest-TR / highest-TL head; Spearman across layers, "
-                                            "bootstrap over prompts (200)"})
+                                            "bootstrap over prompts (200); prompts: the ICL scoring and held-out "
+                                            f"prompts pooled ({n_layer_prompts})"})
 table = pd.DataFrame(rows)
 write_csv(table, smk.output.table, prov)
 write_csv(lw, smk.output.layerwise, prov)
