@@ -213,8 +213,10 @@ def test_builtin_dataset_splits_disjoint_complete_deterministic(name, default_cf
     test = [r["input"] for r in a.split("test")]
     assert not set(train) & set(test)
     assert sorted(train + test) == sorted(r["input"] for r in raw)
-    # the task's own test fraction (icl_heads/builtin_data/<task>.json), rounded
-    assert len(test) == round(len(raw) * BUILTIN_TASKS[name]["test_fraction"])
+    # the config's datasets.<name>.test_fraction where it sets one (the gender tasks of L7), else
+    # the task's own (icl_heads/builtin_data/<task>.json), rounded
+    fraction = default_cfg["datasets"][name].get("test_fraction", BUILTIN_TASKS[name]["test_fraction"])
+    assert len(test) == round(len(raw) * fraction)
     assert a.kind == BUILTIN_TASKS[name]["kind"]
     if a.kind == "classification":
         words = BUILTIN_TASKS[name]["label_words"]
