@@ -21,8 +21,10 @@ cannot decide, and `verdict_reason` says why, e.g. "undecided: needs n of about 
   `metric_kind` names the metric used and `verdict_reason` says that the floor rule applied.
   Without the partner the row is "unclear".
 - Effect claims (direction positive; negative is the mirror image), the `level` (95%) CI:
-  "yes" when the CI lies strictly above 0; "no" when it lies strictly below 0, or strictly
-  below the claim's `negligible` effect size for the metric (registry default: 0.05 of accuracy
+  "yes" when the CI lies strictly above 0 and reaches the negligible effect size (below);
+  "no" when it lies strictly below 0, or strictly
+  below the claim's `negligible` effect size for the metric, whether or not it also lies above 0
+  (a real but negligible effect does not replicate the claim; registry default: 0.05 of accuracy
   or TR ratio; a claim that gives `paper_effect`, the paper's own effect on its metric, has a
   tenth of it (defaults.negligible_share_of_paper) on that metric: the data exclude an effect
   that large); "unclear" otherwise (a CI touching 0,
@@ -235,12 +237,15 @@ def _effect(lo, hi, direction, negligible=None):
     a, b = sorted((s * lo, s * hi))   # the CI in the claimed direction
     side = "above" if direction == "positive" else "below"
     other = "below" if direction == "positive" else "above"
-    if a > 0:
-        return "yes", f"CI lies {side} 0"
     if b < 0:
         return "no", f"CI lies {other} 0 (the opposite direction)"
     if negligible is not None and b < negligible:
+        if a > 0:
+            return "no", (f"CI lies {side} 0 but excludes an effect of {negligible:g} or more in the claimed "
+                          "direction: a real but negligible effect")
         return "no", f"CI excludes an effect of {negligible:g} or more in the claimed direction"
+    if a > 0:
+        return "yes", f"CI lies {side} 0"
     return "unclear", "CI includes 0"
 
 
@@ -474,10 +479,12 @@ def _to_decide(d, negligible, n_at):
     """The smallest n at which an effect claim's interval would be expected to decide it, and the
     verdict it would reach: d is the estimate signed so that the claim's direction is positive;
     n_at(t) the n at which the interval's half-width shrinks to t. "yes" once it excludes 0 from
-    above (d > 0), "no" once it excludes 0 from below (d < 0) or lies below the negligible effect
+    above (d > 0; with a negligible effect g only for d >= g / 2, else the CI [0, 2d] there lies
+    below g), "no" once it excludes 0 from below (d < 0) or lies below the negligible effect
     (d < negligible). (inf, "") where no boundary is in reach (d = 0 and no negligible effect)."""
     options = []
-    if d > 0:
+    if d > 0 and (negligible is None or 2 * d >= negligible):
+        # at n_at(d) the CI is [0, 2d]: "yes" unless it then already lies below the negligible effect
         options.append((n_at(d), "yes"))
     if d < 0:
         options.append((n_at(-d), "no"))

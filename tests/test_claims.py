@@ -220,6 +220,36 @@ def test_a_negligible_effect_is_no_on_accuracy():
     assert r["ci_high"] < 0.05 and r["holds"] == "no" and "excludes an effect of 0.05" in r["verdict_reason"]
 
 
+def test_a_real_but_negligible_effect_is_no_not_yes():
+    """A CI strictly above 0 but wholly below the negligible effect (0.05 of accuracy): the effect is
+    real and too small to replicate the claim, so "no" (the same verdict a CI straddling 0 below
+    0.05 gets); the verdict no longer flips from "no" to "yes" as the CI moves off 0. Constructed:
+    4000 queries, 120 gained and 0 lost, d = 0.03 with a CI about +-0.005 around it."""
+    assert claims.verdict(0.01, 0.04, "positive", negligible=0.05) == "no"
+    assert claims.verdict(-0.04, -0.01, "negative", negligible=0.05) == "no"
+    assert claims.verdict(0.01, 0.06, "positive", negligible=0.05) == "yes"   # reaches 0.05: may be large
+    assert claims.verdict(0.01, 0.04, "positive") == "yes"                    # no negligible effect size
+    zs = np.zeros(4000)
+    tr = zs.copy()
+    tr[:120] = 1.0
+    r = _judge("T7.tr_vector_raises_accuracy", {"accuracy": {"tr": tr, "zs": zs}})[0]
+    assert 0 < r["ci_low"] and r["ci_high"] < 0.05 and r["value"] == pytest.approx(0.03)
+    assert r["holds"] == "no" and "a real but negligible effect" in r["verdict_reason"]
+
+
+def test_a_positive_estimate_below_half_the_negligible_effect_decides_no():
+    """d in (0, g / 2): where the CI would first clear 0 it is [0, 2d], wholly below g, so the row
+    is expected to decide "no" at N = ceil((z sd / (g - d))^2); d in [g / 2, g) decides "yes" at
+    N = ceil((z sd / d)^2) first. Checked on _to_decide with n_at(t) = (1 / t)^2."""
+    n_at = lambda t: (1 / t) ** 2   # noqa: E731
+    need, way = claims._to_decide(0.02, 0.05, n_at)
+    assert way == "no" and need == pytest.approx(n_at(0.03))
+    need, way = claims._to_decide(0.03, 0.05, n_at)
+    assert way == "yes" and need == pytest.approx(n_at(0.03))
+    need, way = claims._to_decide(0.02, None, n_at)
+    assert way == "yes" and need == pytest.approx(n_at(0.02))
+
+
 def test_paper_effect_sets_a_tenth_of_it_as_the_negligible_effect():
     """T8: the paper's logit difference rises 3.92 -> 5.28 (paper_effect 1.36): an added TL output
     whose effect the data bound below 0.136 does not replicate it ("no"); one whose CI reaches
