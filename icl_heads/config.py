@@ -473,7 +473,38 @@ def declared_params(config: dict, keys, wildcards: dict | None = None, drop=()) 
                     node = node.get(part) if isinstance(node, dict) else None
                 if isinstance(node, dict):
                     node.pop(parts[-1], None)
+    for k in names:   # a built-in dataset's content: its file is no input, so its sha256 is a param
+        parts = k.split(".")
+        if len(parts) == 2 and parts[0] == "datasets" and isinstance(out[k], dict) \
+                and out[k].get("source", "builtin") == "builtin":
+            task = out[k].get("task", parts[1])
+            out[f"{BUILTIN_SHA_KEY}.{task}"] = builtin_sha256(task)
     return {k: canonical(v) for k, v in out.items()}
+
+
+# The param key under which a job that declares a built-in dataset (datasets.<name>, source
+# builtin) also gets the sha256 of that task's content (icl_heads/builtin_data/<task>.json, or a
+# built-in text): editing a built-in file reruns exactly the jobs that read it. Not a config key.
+BUILTIN_SHA_KEY = "builtin_data_sha256"
+
+
+def builtin_sha256(task: str) -> str:
+    """sha256 of built-in task `task` as data.load_dataset reads it (the same digest the provenance
+    records as `builtin:<task>`); "unknown" for a name that is no built-in task (load_dataset then
+    raises its ConfigError naming the key)."""
+    import hashlib
+    import json
+
+    from .builtin_tasks import BUILTIN_TASKS
+    from .builtin_texts import BUILTIN_TEXTS, builtin_text
+
+    if task in BUILTIN_TEXTS:
+        body = builtin_text(task)
+    elif task in BUILTIN_TASKS:
+        body = BUILTIN_TASKS[task]
+    else:
+        return "unknown"
+    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
 
 
 class _Declared(dict):

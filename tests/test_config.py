@@ -178,3 +178,24 @@ def test_config_readme_is_generated_from_the_schema_and_current():
     assert "| `claims.floor_accuracy` | number | `0.0` |" in text
     assert "| `models.<name>.train.steps` |" in text and "| `fv.ablation.modes` |" in text
     assert configdoc.README.read_text() == text, "config/README.md is out of date: run python -m icl_heads.configdoc"
+
+
+def test_a_builtin_dataset_s_content_is_a_param_of_the_jobs_that_read_it(monkeypatch):
+    """A job that declares datasets.<name> of a built-in task also gets the sha256 of the task's
+    content as a param (builtin_data_sha256.<task>), the digest its provenance records: editing a
+    built-in file (icl_heads/builtin_data/<task>.json) changes the param, so Snakemake reruns the
+    job; a dataset read from local files (an input the rule names) gets none."""
+    from icl_heads import builtin_tasks
+    from icl_heads.data import load_dataset
+
+    c = cfgmod.load(DEFAULT)
+    p = cfgmod.declared_params(c, ["datasets.{dataset}", "data_dir"], {"dataset": "antonym"})
+    sha = p["builtin_data_sha256.antonym"]
+    assert sha == load_dataset("antonym", c, c["data_dir"], check_sizes=False).files["builtin:antonym"]
+    assert cfgmod.declared_params(c, ["datasets.english_essays"])["builtin_data_sha256.english_essays"] != sha
+    edited = copy.deepcopy(builtin_tasks.BUILTIN_TASKS["antonym"])
+    edited["examples"][0]["output"] += "x"
+    monkeypatch.setitem(builtin_tasks.BUILTIN_TASKS, "antonym", edited)
+    assert cfgmod.declared_params(c, ["datasets.antonym"])["builtin_data_sha256.antonym"] != sha
+    c["datasets"]["antonym"] = {"source": "local", "files": {"train": "a.csv", "test": "b.csv"}}
+    assert not any(k.startswith("builtin_data_sha256") for k in cfgmod.declared_params(c, ["datasets.antonym"]))
