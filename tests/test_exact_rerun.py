@@ -23,7 +23,7 @@ import yaml
 
 import tiny_run
 from conftest import ROOT, SHARED_DATA
-from icl_heads.config import SCHEMA_PATH, config_value, validate
+from icl_heads.config import BUILTIN_SHA_KEY, SCHEMA_PATH, config_value, validate
 
 pytestmark = pytest.mark.slow
 
@@ -157,8 +157,9 @@ def declared(params: list[str], cfg: dict) -> dict:
             continue
         if isinstance(value, dict) and value and all(isinstance(k, str) for k in value):
             try:
-                for k in value:
-                    config_value(cfg, k)
+                for k in value:   # config keys, and the built-in datasets' sha256 (not config keys)
+                    if not k.startswith(BUILTIN_SHA_KEY + "."):
+                        config_value(cfg, k)
             except Exception:
                 continue
             return value
