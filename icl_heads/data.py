@@ -376,6 +376,7 @@ def _load(name: str, config: dict, data_dir: str | Path | None = None, hashes: b
     if src == "builtin":
         from .builtin_tasks import builtin_task
         from .builtin_texts import BUILTIN_TEXTS, builtin_text
+        from .config import builtin_sha256
 
         try:
             bname = entry.get("task", name)
@@ -386,8 +387,8 @@ def _load(name: str, config: dict, data_dir: str | Path | None = None, hashes: b
         kind = kind or task["kind"]
         template = {**task["template"], **template}
         label_words = label_words or task.get("label_words")
-        canon = json.dumps(task, sort_keys=True).encode()
-        shas = {f"builtin:{entry.get('task', name)}": hashlib.sha256(canon).hexdigest()} if hashes else {}
+        # the digest every job that reads the task also gets as a param (config.declared_params)
+        shas = {f"builtin:{bname}": builtin_sha256(bname)} if hashes else {}
         # a built-in task brings its own test fraction (icl_heads/builtin_data/<task>.json); the config's wins
         fraction = entry.get("test_fraction", task.get("test_fraction", 0.5))
         splits = _split_one(rows, fraction, entry.get("split_seed", 0))

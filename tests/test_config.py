@@ -185,6 +185,9 @@ def test_a_builtin_dataset_s_content_is_a_param_of_the_jobs_that_read_it(monkeyp
     content as a param (builtin_data_sha256.<task>), the digest its provenance records: editing a
     built-in file (icl_heads/builtin_data/<task>.json) changes the param, so Snakemake reruns the
     job; a dataset read from local files (an input the rule names) gets none."""
+    import hashlib
+    import json
+
     from icl_heads import builtin_tasks
     from icl_heads.data import load_dataset
 
@@ -192,6 +195,8 @@ def test_a_builtin_dataset_s_content_is_a_param_of_the_jobs_that_read_it(monkeyp
     p = cfgmod.declared_params(c, ["datasets.{dataset}", "data_dir"], {"dataset": "antonym"})
     sha = p["builtin_data_sha256.antonym"]
     assert sha == load_dataset("antonym", c, c["data_dir"], check_sizes=False).files["builtin:antonym"]
+    body = json.dumps(builtin_tasks.builtin_task("antonym"), sort_keys=True).encode()
+    assert sha == hashlib.sha256(body).hexdigest()   # the task's content, hashed here by hand
     assert cfgmod.declared_params(c, ["datasets.english_essays"])["builtin_data_sha256.english_essays"] != sha
     edited = copy.deepcopy(builtin_tasks.BUILTIN_TASKS["antonym"])
     edited["examples"][0]["output"] += "x"
