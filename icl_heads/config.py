@@ -499,12 +499,21 @@ def builtin_sha256(task: str) -> str:
     from .builtin_texts import BUILTIN_TEXTS, builtin_text
 
     if task in BUILTIN_TEXTS:
-        body = builtin_text(task)
+        body = _BUILTIN_TEXT_BODIES.setdefault(task, builtin_text(task))   # module constants
     elif task in BUILTIN_TASKS:
         body = BUILTIN_TASKS[task]
     else:
         return "unknown"
-    return hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest()
+    # every job that declares the dataset asks at DAG build: hash each task object once (a task
+    # object replaced in BUILTIN_TASKS is hashed anew)
+    known = _BUILTIN_DIGESTS.get(task)
+    if known is None or known[0] is not body:
+        known = _BUILTIN_DIGESTS[task] = (body, hashlib.sha256(json.dumps(body, sort_keys=True).encode()).hexdigest())
+    return known[1]
+
+
+_BUILTIN_TEXT_BODIES: dict[str, dict] = {}
+_BUILTIN_DIGESTS: dict[str, tuple[dict, str]] = {}
 
 
 class _Declared(dict):
