@@ -41,5 +41,19 @@ onstart:
         start()
 
 
+# The scheduler's re-evaluation timers (profiles/default: max-jobs-per-timespan 1000/10s) would hold
+# the exit up to 10 s after the last job; the run is over here, so they are cancelled.
+onsuccess:
+    from icl_heads.smk_hooks import cancel_reevaluation_timers
+
+    cancel_reevaluation_timers()
+
+
+onerror:
+    from icl_heads.smk_hooks import cancel_reevaluation_timers
+
+    cancel_reevaluation_timers()
+
+
 # Last: provenance sidecars are declared outputs of the rules that write them.
 declare_sidecars()
