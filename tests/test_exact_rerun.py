@@ -87,6 +87,8 @@ def mutated(cfg: dict, key: str, value):
         return not value
     if value is None and "integer" in (sch.get("type") if isinstance(sch.get("type"), list) else [sch.get("type")]):
         return 1  # a null limit ("all", e.g. tsla.ablation_n_eval) becomes a number
+    if isinstance(value, int) and key in ("prompts.n_score", "prompts.n_eval"):
+        return value - 1  # their sum is bounded by each dataset's test split (config.check_data), which the default may fill
     if isinstance(value, int):
         hi = sch.get("maximum")
         return value + 1 if hi is None or value + 1 <= hi else value - 1
