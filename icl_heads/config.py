@@ -499,7 +499,9 @@ def builtin_sha256(task: str) -> str:
     from .builtin_texts import BUILTIN_TEXTS, builtin_text
 
     if task in BUILTIN_TEXTS:
-        body = _BUILTIN_TEXT_BODIES.setdefault(task, builtin_text(task))   # module constants
+        if task not in _BUILTIN_TEXT_BODIES:   # module constants: built once, not on every call
+            _BUILTIN_TEXT_BODIES[task] = builtin_text(task)
+        body = _BUILTIN_TEXT_BODIES[task]
     elif task in BUILTIN_TASKS:
         body = BUILTIN_TASKS[task]
     else:
