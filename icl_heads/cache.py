@@ -42,17 +42,18 @@ def prompt_set(config: dict, name: str, dataset: str | None = None) -> PromptSet
     from .errors import ConfigError
     from .prompts import PERTURBATIONS
 
-    p = {k: config["prompts"][k] for k in ("n_shot", "n_score", "n_eval")}
-    if dataset:
-        p.update({k: dataset_size(config, dataset, k) for k in ("n_score", "n_eval")})
+    def size(key):  # only the keys the set needs: rule prompts_score declares no n_eval
+        return dataset_size(config, dataset, key) if dataset else config["prompts"][key]
+
+    n_shot = config["prompts"]["n_shot"]
     if name == "score":
-        return PromptSet(name, p["n_shot"], 0, p["n_score"])
+        return PromptSet(name, n_shot, 0, size("n_score"))
     if name == "eval":
-        return PromptSet(name, p["n_shot"], p["n_score"], p["n_eval"])
+        return PromptSet(name, n_shot, size("n_score"), size("n_eval"))
     if name == "eval_zeroshot":
-        return PromptSet(name, 0, p["n_score"], p["n_eval"])
+        return PromptSet(name, 0, size("n_score"), size("n_eval"))
     if name.startswith("eval_") and name[5:] in PERTURBATIONS:
-        return PromptSet(name, p["n_shot"], p["n_score"], p["n_eval"], name[5:])
+        return PromptSet(name, n_shot, size("n_score"), size("n_eval"), name[5:])
     raise ConfigError(f"unknown prompt set {name!r}; use score, eval, eval_zeroshot or eval_<perturbation> "
                       f"with perturbation in {PERTURBATIONS}")
 

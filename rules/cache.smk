@@ -1,12 +1,14 @@
-rule prompts:
-    """Every prompt set of a (model, dataset): deterministic n-shot prompts with the token
-    positions of demonstration labels, query tokens and N (tokenizer only, no forward pass)."""
+rule prompts_eval:
+    """Deterministic n-shot prompts with the token positions of demonstration labels, query tokens
+    and N (tokenizer only, no forward pass): here every evaluation prompt set of a (model,
+    dataset), queries n_score .. n_score + n_eval; rule prompts_score makes the score set, the
+    first n_score queries, apart, so that a change of n_eval leaves it and its caches alone."""
     input:
         manifest=manifest,
     output:
-        [f"results/{{model}}/prompts/{{dataset}}/{pset}.json" for pset in prompt_sets()],
+        [f"results/{{model}}/prompts/{{dataset}}/{pset}.json" for pset in prompt_sets() if pset != "score"],
     log:
-        "logs/prompts/{model}/{dataset}.log",
+        "logs/prompts_eval/{model}/{dataset}.log",
     conda:
         "../envs/icl.yaml"
     resources:
@@ -16,6 +18,15 @@ rule prompts:
         cfg=cfg("seed", *DATA, "prompts.n_shot", "prompts.n_score", "prompts.n_eval", "prompts.balanced"),
     script:
         "../workflow_scripts/build_prompts.py"
+
+
+use rule prompts_eval as prompts_score with:
+    output:
+        "results/{model}/prompts/{dataset}/score.json",
+    log:
+        "logs/prompts_score/{model}/{dataset}.log",
+    params:
+        cfg=cfg("seed", *DATA, "prompts.n_shot", "prompts.n_score", "prompts.balanced"),
 
 
 rule cache:

@@ -93,7 +93,24 @@ def test_an_analysis_setting_plans_its_tables_and_figures(built):
     cfg["tsla"]["top_percent"] = 5
     planned = plan(wd, cfg, "top_percent")
     assert {"tsla_overlap", "tsla_rankings", "plot_layer_distribution", "gallery"} <= planned
-    assert not planned & {"materialise_model", "prompts", "cache", "induction_scores", "tsla_scores"}
+    assert not planned & {"materialise_model", "prompts_score", "prompts_eval", "cache", "induction_scores",
+                          "tsla_scores"}
+
+
+def test_n_eval_plans_the_evaluation_side_only(built):
+    """prompts.n_eval sizes the evaluation prompt sets, not the score set (the first n_score
+    queries): the score prompts, their cache and the TSLA head scores made from them stay."""
+    wd, cfg = built
+    cfg = copy.deepcopy(cfg)
+    cfg["prompts"]["n_eval"] -= 1
+    path = tiny_run.write_config(wd, cfg, "n_eval.yaml")
+    out = tiny_run.snakemake(wd, "-n", "--cores", "2", "figures/", configfile=path).stdout
+    planned = planned_rules(out)
+    assert {"prompts_eval", "cache", "tsla_ablation"} <= planned
+    assert not planned & {"materialise_model", "prompts_score", "tsla_scores", "induction_scores"}
+    cache_outputs = [line.split(":", 1)[1].strip() for block in out.split("\n\n") if "rule cache:" in block
+                     for line in block.splitlines() if line.strip().startswith("output:")]
+    assert cache_outputs and all("/eval" in o for o in cache_outputs), cache_outputs
 
 
 def test_a_deleted_provenance_record_reruns_the_rule_that_writes_it(built, tmp_path):
@@ -114,5 +131,6 @@ def test_a_deleted_provenance_record_reruns_the_rule_that_writes_it(built, tmp_p
     run = tiny_run.snakemake(copy_wd, "--cores", "2", "figures/")
     ran = planned_rules(run.stdout + run.stderr)
     assert "tsla_overlap" in ran
-    assert not ran & {"materialise_model", "prompts", "cache", "induction_scores", "tsla_scores"}
+    assert not ran & {"materialise_model", "prompts_score", "prompts_eval", "cache", "induction_scores",
+                      "tsla_scores"}
     assert (copy_wd / f"{rel}.prov.json").is_file() and (copy_wd / rel).read_bytes() == before

@@ -25,7 +25,7 @@ from tiny_run import DATASET, MODEL
 SLURM_TOOLS = Path(os.environ.get("ICL_SLURM_TOOLS", SHARED_DATA.parent / "tools" / "slurm"))
 SLURM_STATE = Path(os.environ.get("SLURM_STATE_DIR", "/run/slurm-local"))
 JOBCOMP_LOG = Path("/var/log/slurm-local/jobcomp.log")  # JobCompLoc of start_slurm.sh
-NO_DEVICE_RULES = {"materialise_model", "prompts", "yin_dynamics"}  # read a model's manifest, never run it
+NO_DEVICE_RULES = {"materialise_model", "prompts_score", "prompts_eval", "yin_dynamics"}  # read a model's manifest, never run it
 GPU_RULES = {"cache", "induction_scores", "fv_scores", "tsla_ablation", "tsla_perturbation", "tsla_steering"}
 
 
@@ -213,7 +213,7 @@ def test_tiny_workflow_through_the_slurm_profile(slurm_cluster, tmp_path_factory
             assert mem_mb(info["MinMemoryNode"]) == cfg["models"][MODEL]["mem_gb"] * 1024, (rule, info["MinMemoryNode"])
         else:
             assert "gpu" not in info.get("TresPerJob", ""), (rule, info.get("TresPerJob"))
-    assert {"prompts", "cache", "induction_scores", "tsla_scores"} <= set(rules), sorted(rules)
+    assert {"prompts_score", "prompts_eval", "cache", "induction_scores", "tsla_scores"} <= set(rules), sorted(rules)
 
     # same config, same tables as the local run
     for t in targets:

@@ -316,6 +316,21 @@ def test_a_dataset_sets_its_own_sizes():
     assert cfgmod.dataset_sizes(cfg, "country_capital")["ltv_n_train"] == cfg["ltv"]["n_train"]
 
 
+def test_the_score_set_reads_no_n_eval():
+    """Rule prompts_score declares prompts.n_score but not n_eval, so a change of n_eval leaves the
+    score prompts (and their caches) alone: prompt_set("score") reads only what it declares, and an
+    evaluation set read from those params names the missing key."""
+    from icl_heads.cache import prompt_set
+
+    cfg = cfgmod.load(ROOT / "config" / "config.yaml")
+    keys = ["seed", "data_dir", "datasets.{dataset}", "prompts.n_shot", "prompts.n_score", "prompts.balanced"]
+    score_cfg = cfgmod.declared_config(cfgmod.declared_params(cfg, keys, {"dataset": "topic_noun"}), "prompts_score")
+    ps = prompt_set(score_cfg, "score", "topic_noun")
+    assert (ps.n_shot, ps.start, ps.n) == (cfg["prompts"]["n_shot"], 0, cfg["prompts"]["n_score"])
+    with pytest.raises(cfgmod.UndeclaredConfigKey, match=r"prompts\.n_eval"):
+        prompt_set(score_cfg, "eval", "topic_noun")
+
+
 # ------------------------------------------------------------------ snakemake -n refuses before any job
 @pytest.mark.parametrize("case", ["n_eval", "tsv_on_csv"])
 def test_dry_run_refuses_naming_the_key_and_creates_nothing(case, tmp_path):

@@ -1,5 +1,6 @@
-"""Rule prompts: every prompt set of one (model tokenizer, dataset) in one job (the tokenizer
-only: no forward pass). Prompt texts do not depend on the model; token positions do."""
+"""Rules prompts_score and prompts_eval: the score set, or every evaluation prompt set, of one
+(model tokenizer, dataset) in one job (the tokenizer only: no forward pass). Prompt texts do not
+depend on the model; token positions do."""
 from common import Job  # noqa: I001
 from pathlib import Path
 
