@@ -7,6 +7,7 @@ replans its provenance page of the HTML report (rules/report.smk)."""
 from __future__ import annotations
 
 import copy
+import re
 
 import pytest
 import yaml
@@ -108,8 +109,13 @@ def test_n_eval_plans_the_evaluation_side_only(built):
     planned = planned_rules(out)
     assert {"prompts_eval", "cache", "tsla_ablation"} <= planned
     assert not planned & {"materialise_model", "prompts_score", "tsla_scores", "induction_scores"}
-    cache_outputs = [line.split(":", 1)[1].strip() for block in out.split("\n\n") if "rule cache:" in block
-                     for line in block.splitlines() if line.strip().startswith("output:")]
+    cache_outputs, rule = [], None
+    for line in out.splitlines():  # a job's lines run from its "rule X:" header to the next header
+        header = re.match(r"\s*(?:local)?rule (\w+):", line)
+        if header:
+            rule = header.group(1)
+        elif rule == "cache" and line.strip().startswith("output:"):
+            cache_outputs.append(line.split(":", 1)[1].strip())
     assert cache_outputs and all("/eval" in o for o in cache_outputs), cache_outputs
 
 
