@@ -7,14 +7,13 @@ replans its provenance page of the HTML report (rules/report.smk)."""
 from __future__ import annotations
 
 import copy
-import re
 
 import pytest
 import yaml
 
 import tiny_run
 from conftest import ROOT
-from tiny_run import MODEL, planned_rules
+from tiny_run import MODEL, planned_jobs, planned_rules
 
 pytestmark = pytest.mark.slow
 
@@ -82,7 +81,7 @@ def test_model_threads_plans_nothing_and_sizes_the_model_jobs(built):
         path = wd / "config" / f"threads_{value}.yaml"  # written by plan
         out = tiny_run.snakemake(wd, "-n", "--cores", str(cores), "--forcerun", "tsla_ablation", "figures/",
                                  configfile=path).stdout
-        blocks = [b for b in out.split("\n\n") if "rule tsla_ablation:" in b]
+        blocks = planned_jobs(out, "tsla_ablation")
         assert blocks, out[-2000:]
         assert all(f"threads: {expected}" in b for b in blocks), blocks[0]
 
@@ -109,13 +108,8 @@ def test_n_eval_plans_the_evaluation_side_only(built):
     planned = planned_rules(out)
     assert {"prompts_eval", "cache", "tsla_ablation"} <= planned
     assert not planned & {"materialise_model", "prompts_score", "tsla_scores", "induction_scores"}
-    cache_outputs, rule = [], None
-    for line in out.splitlines():  # a job's lines run from its "rule X:" header to the next header
-        header = re.match(r"\s*(?:local)?rule (\w+):", line)
-        if header:
-            rule = header.group(1)
-        elif rule == "cache" and line.strip().startswith("output:"):
-            cache_outputs.append(line.split(":", 1)[1].strip())
+    cache_outputs = [line.split(":", 1)[1].strip() for job in planned_jobs(out, "cache")
+                     for line in job.splitlines() if line.strip().startswith("output:")]
     assert cache_outputs and all("/eval" in o for o in cache_outputs), cache_outputs
 
 

@@ -92,3 +92,11 @@ _JOB = re.compile(r"^(?:local)?(?:rule|checkpoint) (\w+):$", re.M)
 def planned_rules(dry_run_output: str) -> set[str]:
     """The rule names of the jobs a `snakemake -n` run lists."""
     return set(_JOB.findall(dry_run_output))
+
+
+def planned_jobs(dry_run_output: str, rule: str) -> list[str]:
+    """The text of each job of `rule` a `snakemake -n` run lists: from its header to the next job's
+    header (blank lines do not separate jobs reliably)."""
+    heads = list(_JOB.finditer(dry_run_output))
+    ends = [m.start() for m in heads[1:]] + [len(dry_run_output)]
+    return [dry_run_output[m.start():end] for m, end in zip(heads, ends) if m.group(1) == rule]
