@@ -35,13 +35,10 @@ def dry_run_jobs(cfg: dict, tmp_path: Path) -> list[dict]:
     tiny_run.write_config(wd, cfg)
     proc = tiny_run.snakemake(wd, "-n", "--forceall", "--cores", "2", "figures/", timeout=300)
     jobs = []
-    for block in re.split(r"\n(?=(?:local)?rule \w+:\n)", proc.stdout):
-        m = re.match(r"(?:local)?rule (\w+):\n", block)
-        if not m:
-            continue
+    for rule, block in tiny_run.dry_run_job_texts(proc.stdout):
         fields = dict(re.findall(r"^    (\w+): (.*)$", block, re.M))
         res = dict(kv.split("=", 1) for kv in fields.get("resources", "").split(", ") if "=" in kv)
-        jobs.append({"rule": m.group(1), "input": fields.get("input", ""), "resources": res})
+        jobs.append({"rule": rule, "input": fields.get("input", ""), "resources": res})
     return jobs
 
 

@@ -94,9 +94,14 @@ def planned_rules(dry_run_output: str) -> set[str]:
     return set(_JOB.findall(dry_run_output))
 
 
-def planned_jobs(dry_run_output: str, rule: str) -> list[str]:
-    """The text of each job of `rule` a `snakemake -n` run lists: from its header to the next job's
-    header (blank lines do not separate jobs reliably)."""
+def dry_run_job_texts(dry_run_output: str) -> list[tuple[str, str]]:
+    """(rule, text) of each job a `snakemake -n` run lists, the text from its header to the next
+    job's header (blank lines do not separate jobs reliably)."""
     heads = list(_JOB.finditer(dry_run_output))
     ends = [m.start() for m in heads[1:]] + [len(dry_run_output)]
-    return [dry_run_output[m.start():end] for m, end in zip(heads, ends) if m.group(1) == rule]
+    return [(m.group(1), dry_run_output[m.start():end]) for m, end in zip(heads, ends)]
+
+
+def planned_jobs(dry_run_output: str, rule: str) -> list[str]:
+    """The text of each job of `rule` a `snakemake -n` run lists."""
+    return [text for name, text in dry_run_job_texts(dry_run_output) if name == rule]
