@@ -408,10 +408,12 @@ def _tsla_ablation(c: _Ctx, m: str, w: dict):
 
 
 def _tsla_perturbation(c: _Ctx, m: str, w: dict):
-    """T6: per perturbation, clean and the TR / TL sets ablated (the unperturbed runs come from T5)."""
+    """T6: per perturbation, clean and the TR / TL sets ablated, on the first tsla.perturbation_n_eval
+    of T5's queries (the unperturbed runs come from T5)."""
     L, _ = c.shape(m)
     t = c.cfg["tsla"]
     n, T, fwd = _tsla_eval(c, w["dataset"])
+    n = sweep_n(n, t.get("perturbation_n_eval"))   # the first tsla.perturbation_n_eval of T5's queries
     per = evaluate_tokens(n, T, [None, (RANKED, 0), (RANKED, 0)], SHARES["tsla_perturbation"][0], L)
     return fwd + per * len(t["perturbations"]), 0.0
 

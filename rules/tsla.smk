@@ -126,6 +126,7 @@ rule tsla_perturbation:
             "tsla.top_percent",
             "tsla.perturbations",
             "tsla.ablation_n_eval",
+            "tsla.perturbation_n_eval",
             "tsla.ablation",
             "interventions.post_attention_norm",
         ),

@@ -301,6 +301,12 @@ def test_figure_sweeps_count_only_their_first_queries():
     assert tokens("tsla_ablation", t5, tsla={**abl, "ablation_n_eval": 2, "sweep_n_eval": 2}) == \
         tokens("tsla_ablation", t5, tsla={**abl, "ablation_n_eval": 2})   # the sweep takes the first 2 of 2
     assert tokens("tsla_perturbation", t5, tsla={"ablation_n_eval": 3}) < tokens("tsla_perturbation", t5)
+    # tsla.perturbation_n_eval: T6 on the first n of T5's queries; T5 keeps its own
+    assert tokens("tsla_perturbation", t5, tsla={"perturbation_n_eval": 3}) == \
+        tokens("tsla_perturbation", t5, tsla={"ablation_n_eval": 3})
+    assert tokens("tsla_perturbation", t5, tsla={"ablation_n_eval": 2, "perturbation_n_eval": 3}) == \
+        tokens("tsla_perturbation", t5, tsla={"ablation_n_eval": 2})   # at most T5's
+    assert tokens("tsla_ablation", t5, tsla={"perturbation_n_eval": 3}) == tokens("tsla_ablation", t5)
     assert tokens("tsla_steering", t5, tsla={"ablation_n_eval": 1}) == tokens("tsla_steering", t5)
     assert tokens("yin_addback", y7, fv={**a, "addback_sweep": {"n_eval": 2}}) < tokens("yin_addback", y7, fv=a)
     assert tokens("yin_addback", y7, fv={**a, "addback_sweep": {"n_eval": 9}}) == tokens("yin_addback", y7, fv=a)

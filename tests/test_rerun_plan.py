@@ -134,3 +134,15 @@ def test_a_deleted_provenance_record_reruns_the_rule_that_writes_it(built, tmp_p
     assert not ran & {"materialise_model", "prompts_score", "prompts_eval", "cache", "induction_scores",
                       "tsla_scores"}
     assert (copy_wd / f"{rel}.prov.json").is_file() and (copy_wd / rel).read_bytes() == before
+
+
+def test_perturbation_n_eval_plans_t6_and_not_t5(built):
+    """tsla.perturbation_n_eval takes T6's queries from T5's results: a change reruns T6 (and what
+    reads it), not T5's ablation passes or the caches."""
+    wd, cfg = built
+    cfg = copy.deepcopy(cfg)
+    cfg["tsla"]["perturbation_n_eval"] = 2
+    planned = plan(wd, cfg, "perturbation_n_eval")
+    assert "tsla_perturbation" in planned
+    assert not planned & {"materialise_model", "prompts_score", "prompts_eval", "cache", "tsla_scores",
+                          "tsla_ablation", "tsla_steering"}

@@ -26,19 +26,21 @@ bs = job.cfg["prompts"]["batch_size"]
 
 # The unperturbed runs come from T5's per-query results (same held-out queries, same order).
 t5, _ = load_tensors(smk.input.t5_per_query)
+unperturbed = read_prompts(smk.input.eval_prompts)[0]
+n_held_out = len(unperturbed)
+n_t5 = sweep_n(n_held_out, cfg["ablation_n_eval"])   # T5's queries: the first tsla.ablation_n_eval held-out ones
+if len(t5["ICL baseline|0.0|correct"]) != n_t5:
+    raise ValueError(f"{smk.input.t5_per_query} holds {len(t5['ICL baseline|0.0|correct'])} queries, not the first "
+                     f"{n_t5} of the {n_held_out} held-out ones (tsla.ablation_n_eval): rerun rule tsla_ablation")
+n_abl = sweep_n(n_t5, cfg["perturbation_n_eval"])   # T6's: the first tsla.perturbation_n_eval of T5's
+unperturbed = unperturbed[:n_abl]
+t5 = {k: v[:n_abl] for k, v in t5.items()}
 clean = {"clean": Eval(t5["ICL baseline|0.0|correct"], t5["ICL baseline|0.0|in_set"], None, None)}
 for name in heads:
     clean[name] = Eval(t5[f"{name}|{float(pct)}|correct"], t5[f"{name}|{float(pct)}|in_set"], None, None)
 # T5's per-query results of every field, for the claims and for a perturbation that changes no prompt.
 t5_runs = {c: Eval(*(t5.get(f"{k}|{f}") for f in ("correct", "in_set", "argmax", "p_answer", "logp_answer", "logp_label_set")))
            for c, k in (("clean", "ICL baseline|0.0"), ("tr", f"w/o TR|{float(pct)}"), ("tl", f"w/o TL|{float(pct)}"))}
-unperturbed = read_prompts(smk.input.eval_prompts)[0]
-n_held_out = len(unperturbed)
-n_abl = sweep_n(n_held_out, cfg["ablation_n_eval"])   # T5's queries: the first tsla.ablation_n_eval held-out ones
-unperturbed = unperturbed[:n_abl]
-if len(t5["ICL baseline|0.0|correct"]) != n_abl:
-    raise ValueError(f"{smk.input.t5_per_query} holds {len(t5['ICL baseline|0.0|correct'])} queries, not the first "
-                     f"{n_abl} of the {n_held_out} held-out ones (tsla.ablation_n_eval): rerun rule tsla_ablation")
 runs, changed = {"none": clean}, {"none": 0.0}
 for pert, path in zip(cfg["perturbations"], smk.input.prompts):
     prompts, payload = read_prompts(path)
@@ -62,8 +64,8 @@ for pert, conds in runs.items():
 prov = job.provenance(model=job.model_record(),
                       choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
                                "tr_ratio": "argmax in the demonstrated label set",
-                               "eval_queries": f"the first {n_abl} of the {n_held_out} held-out queries "
-                                               "(tsla.ablation_n_eval), as T5",
+                               "eval_queries": f"the first {n_abl} of the {n_held_out} held-out queries: the first "
+                                               f"{n_abl} of T5's {n_t5} (tsla.perturbation_n_eval of tsla.ablation_n_eval)",
                                "prompts_changed": "share of evaluation prompts whose tokens the perturbation changed; "
                                                   "a perturbation that changed none reuses T5's runs and its claims are left out"})
 write_csv(pd.DataFrame(rows), smk.output.table, prov)
