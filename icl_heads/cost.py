@@ -7,9 +7,13 @@ Unit: full-model token equivalents. A forward pass through every block over T to
 T; one that starts at block l of L (the blocks below replayed from a recorded clean pass) is
 T (L - l) / L; a single-position continuation over a cached key/value prefix is 1 per row. A
 backward pass is counted as 2 x the forward tokens of the blocks it runs back through, and
-reported apart (`backward`). Not counted: attention over a long cached prefix, the final norm and
-unembedding of the FV rows, padding inside a batch, Python overhead; the throughput (tokens/s) and
-the runtime's safety factor absorb them.
+reported apart (`backward`). A training step's logits (LTV and L2: every row's K label positions
+over the whole vocabulary) are counted too, forward and backward: one unembedded position is
+`unembed_ratio` token equivalents (vocabulary x width over the blocks' weights a token; Gemma 3
+270M 1.7, SmolLM2 0.27), known where the model's config.json is materialised. Not counted:
+attention over a long cached prefix, the final norm and unembedding of the evaluation and FV rows,
+padding inside a batch, Python overhead; the throughput (tokens/s) and the runtime's safety factor
+absorb them.
 
 Each rule's count follows its script (workflow_scripts/<rule>.py) and the library calls it makes
 (named in each function below). Where the count depends on what is known only when the job runs
@@ -216,6 +220,23 @@ def model_shape(config: dict, model: str) -> Shape:
     if model in hint:
         return Shape(int(hint[model]), DEFAULT_HEADS, f"ltv.n_layers_hint.{model}, {DEFAULT_HEADS} heads assumed")
     return Shape(DEFAULT_LAYERS, DEFAULT_HEADS, "assumed (no config.json, shape or hint)")
+
+
+def unembed_ratio(config: dict, model: str) -> tuple[float, str]:
+    """Token equivalents of one position's logits: vocabulary x width (the unembedding's
+    multiply-adds) over the multiply-adds of one token through every block (attention's four
+    projections, the MLP's two or three). From the materialised config.json; 0 where there is none
+    (the logits of training steps are then left to the throughput, as before)."""
+    c = _config_json(config, model)
+    keys = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
+    if not c or any(c.get(k) is None for k in keys):
+        return 0.0, "not known (no materialised config.json)"
+    V, d, L, H, ff = (int(c[k]) for k in keys)
+    hd = int(c.get("head_dim") or d // H)
+    kv = int(c.get("num_key_value_heads") or H)
+    gated = c.get("model_type") not in ("gpt2", "gpt_neox", "gptj", "opt", "phi")   # up and gate, or up only
+    body = L * (2 * d * H * hd + 2 * d * kv * hd + (3 if gated else 2) * d * ff)
+    return V * d / body, "config.json"
 
 
 def planned_n_layers(config: dict, model: str) -> int:
@@ -515,14 +536,15 @@ def _ltv_train(c: _Ctx, m: str, w: dict):
     ln = c.len(d)
     n, _ = c.ltv_queries(d)
     K, r = c.label_tokens(d), _rows_per_step(n, lv["batch_size"])
+    u = unembed_ratio(c.cfg, m)[0] * lv["steps"] * r * K   # a step's logits: K positions a row
     fwd = bwd = 0.0
     for conf in ltv_configurations(c.cfg, m, d):
         layers, positions, prompt = ltv_site(conf, L, lv["layer_stride"])
         Wq = ln.prompt(lv["n_shot"] if prompt == "icl" else 0)
         start = first_column(positions, Wq)
         cols = Wq + K - 1 - start
-        fwd += (n * Wq if lv["lr_scale"] == "resid_rms" else 0.0) + n * start + lv["steps"] * r * cols
-        bwd += 2 * lv["steps"] * r * cols * (L - min(layers)) / L
+        fwd += (n * Wq if lv["lr_scale"] == "resid_rms" else 0.0) + n * start + lv["steps"] * r * cols + u
+        bwd += 2 * lv["steps"] * r * cols * (L - min(layers)) / L + 2 * u
     return fwd, bwd
 
 
@@ -606,13 +628,14 @@ def _ltv_peft(c: _Ctx, m: str, w: dict):
     T = c.len(d).prompt(0)
     n_train, n_eval = c.ltv_queries(d)
     r, cols = _rows_per_step(n_train, lv["batch_size"]), T + c.label_tokens(d) - 1
+    u = unembed_ratio(c.cfg, m)[0] * lv["steps"] * r * c.label_tokens(d)   # a step's logits: K positions a row
     fwd = bwd = 0.0
     for method in lv["peft"]["methods"]:
         extra = 1 if method == "prompt" else 0   # one virtual input token
         depth = (L - L // 2) / L if method in ("ltv", "lora") else 1.0
-        fwd += lv["steps"] * r * (cols + extra) + n_eval * (T + extra)
+        fwd += lv["steps"] * r * (cols + extra) + n_eval * (T + extra) + u
         fwd += n_train * T if method == "ltv" and lv["lr_scale"] == "resid_rms" else 0.0
-        bwd += 2 * lv["steps"] * r * (cols + extra) * depth
+        bwd += 2 * lv["steps"] * r * (cols + extra) * depth + 2 * u
     return fwd, bwd
 
 

@@ -231,6 +231,56 @@ def test_shape_from_config_json_then_the_shape_key_then_the_train_block(tmp_path
     assert cost.model_shape(full, "smollm2-135m").n_layers == 30   # ltv.n_layers_hint
 
 
+def _neox_and_gemma_and_llama():
+    from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
+
+    from conftest import tiny_gemma_model
+
+    neox = GPTNeoXForCausalLM(GPTNeoXConfig(vocab_size=80, hidden_size=32, intermediate_size=96, num_hidden_layers=2,
+                                            num_attention_heads=4, max_position_embeddings=64))
+    return {"llama": tiny_llama_model(vocab_size=64), "gemma3": tiny_gemma_model(vocab_size=96), "neox": neox}
+
+
+@pytest.mark.parametrize("family", ["llama", "gemma3", "neox"])
+def test_unembed_ratio_is_the_unembedding_over_the_blocks_matrices(tmp_path, family):
+    """Against the real parameter counts of a tiny model of each MLP shape (gated: Llama, Gemma 3
+    with head_dim != width / heads; plain: GPT-NeoX, fused QKV): vocabulary x width over the
+    matrices of the decoder blocks (norms and biases are not multiply-adds a token)."""
+    model = _neox_and_gemma_and_llama()[family]
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text(model.config.to_json_string())
+    blocks = model.gpt_neox.layers if family == "neox" else model.model.layers
+    body = sum(p.numel() for p in blocks.parameters() if p.dim() == 2)
+    unembed = model.get_output_embeddings().weight.numel()
+    ratio, source = cost.unembed_ratio(tiny_config(resources_dir=str(tmp_path)), "m")
+    assert source == "config.json"
+    assert ratio == pytest.approx(unembed / body, rel=1e-12)
+
+
+def test_training_logits_add_their_unembedding_to_ltv_train_and_ltv_peft(tmp_path):
+    """Without a config.json the logits are not counted (ratio 0); with one, each training step
+    adds rows x K label positions x the ratio forward and twice that backward, per configuration
+    (ltv_train) and per method (ltv_peft)."""
+    over = {"ltv": {"datasets": ["capitalize"], "steps": 4, "n_train": 6, "batch_size": 4, "n_eval": 2,
+                    "configurations": ["baseline"], "sweep_stride": 100, "label_tokens": "first",
+                    "peft": {"dataset": "capitalize", "methods": ["ltv", "lora"]}}}
+    bare = tiny_config(resources_dir=str(tmp_path), **over)
+    assert cost.unembed_ratio(bare, "m") == (0.0, "not known (no materialised config.json)")
+    before = {r: cost.job_cost(bare, r, {"model": "m", "dataset": "capitalize"}) for r in ("ltv_train", "ltv_peft")}
+    (tmp_path / "m").mkdir()
+    (tmp_path / "m" / "config.json").write_text(
+        '{"num_hidden_layers": 3, "num_attention_heads": 4, "vocab_size": 1200, "hidden_size": 16, '
+        '"intermediate_size": 32, "model_type": "llama"}')   # the shape key's 3 x 4, so only the logits change
+    u = 1200 * 16 / (3 * (4 * 16 * 16 + 3 * 16 * 32))    # 0.833... token equivalents a position
+    assert cost.unembed_ratio(bare, "m")[0] == pytest.approx(u)
+    per_step = cost._rows_per_step(6, 4) * 1 * u        # label_tokens first: K = 1
+    n_conf = {"ltv_train": len(cost.ltv_configurations(bare, "m", "capitalize")), "ltv_peft": 2}
+    for r, b in before.items():
+        a = cost.job_cost(bare, r, {"model": "m", "dataset": "capitalize"})
+        assert a.forward - b.forward == pytest.approx(n_conf[r] * 4 * per_step)
+        assert a.backward - b.backward == pytest.approx(2 * n_conf[r] * 4 * per_step)
+
+
 def test_runtime_has_a_floor_and_scales_linearly_with_tokens():
     w = {"model": "m", "dataset": "sentiment_lexicon", "pset": "eval"}
     small, big = tiny_config(prompts={"n_eval": 10}), tiny_config(prompts={"n_eval": 40})
