@@ -225,12 +225,16 @@ def model_shape(config: dict, model: str) -> Shape:
 def unembed_ratio(config: dict, model: str) -> tuple[float, str]:
     """Token equivalents of one position's logits: vocabulary x width (the unembedding's
     multiply-adds) over the multiply-adds of one token through every block (attention's four
-    projections, the MLP's two or three). From the materialised config.json; 0 where there is none
-    (the logits of training steps are then left to the throughput, as before)."""
+    projections, the MLP's two or three). From the materialised config.json; 0 where there is none,
+    or where it names these sizes otherwise (the logits of training steps are then left to the
+    throughput)."""
     c = _config_json(config, model)
     keys = ("vocab_size", "hidden_size", "num_hidden_layers", "num_attention_heads", "intermediate_size")
-    if not c or any(c.get(k) is None for k in keys):
+    if not c:
         return 0.0, "not known (no materialised config.json)"
+    missing = [k for k in keys if c.get(k) is None]
+    if missing:   # e.g. GPT-2's n_embd / n_layer names
+        return 0.0, f"not known (config.json has no {', '.join(missing)})"
     V, d, L, H, ff = (int(c[k]) for k in keys)
     hd = int(c.get("head_dim") or d // H)
     kv = int(c.get("num_key_value_heads") or H)
