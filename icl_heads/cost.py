@@ -631,8 +631,9 @@ def _ltv_peft(c: _Ctx, m: str, w: dict):
     d = lv["peft"]["dataset"]
     T = c.len(d).prompt(0)
     n_train, n_eval = c.ltv_queries(d)
-    r, cols = _rows_per_step(n_train, lv["batch_size"]), T + c.label_tokens(d) - 1
-    u = unembed_ratio(c.cfg, m)[0] * lv["steps"] * r * c.label_tokens(d)   # a step's logits: K positions a row
+    K, r = c.label_tokens(d), _rows_per_step(n_train, lv["batch_size"])
+    cols = T + K - 1
+    u = unembed_ratio(c.cfg, m)[0] * lv["steps"] * r * K   # a step's logits: K positions a row
     fwd = bwd = 0.0
     for method in lv["peft"]["methods"]:
         extra = 1 if method == "prompt" else 0   # one virtual input token
