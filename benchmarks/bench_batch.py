@@ -24,6 +24,7 @@ ap = parser(dataset="topic_noun", threads=1)
 ap.add_argument("--batch-sizes", type=int, nargs="+", default=[4, 8, 16])
 ap.add_argument("--conditions", type=int, default=9, help="ablated head sets besides the clean run")
 
+
 def main():
     a = ap.parse_args()
     model, prompts, labs = setup(a)
@@ -39,6 +40,7 @@ def main():
         t = timed(lambda: evaluate(model, prompts, labs, conds, share="layers", batch_size=bs))  # noqa: B023
         print(f"batch {bs:3d}: ours {t:7.2f} s, floor ({len(conds)} raw passes) {floor:7.2f} s, "
               f"floor / ours = {floor / t:.2f}x")
+
 
 if __name__ == "__main__":
     main()

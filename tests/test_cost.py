@@ -231,14 +231,17 @@ def test_shape_from_config_json_then_the_shape_key_then_the_train_block(tmp_path
     assert cost.model_shape(full, "smollm2-135m").n_layers == 30   # ltv.n_layers_hint
 
 
-def _neox_and_gemma_and_llama():
+def _tiny_model(family: str):
+    if family == "llama":
+        return tiny_llama_model(vocab_size=64)
+    if family == "gemma3":
+        from conftest import tiny_gemma_model
+
+        return tiny_gemma_model(vocab_size=96)
     from transformers import GPTNeoXConfig, GPTNeoXForCausalLM
 
-    from conftest import tiny_gemma_model
-
-    neox = GPTNeoXForCausalLM(GPTNeoXConfig(vocab_size=80, hidden_size=32, intermediate_size=96, num_hidden_layers=2,
+    return GPTNeoXForCausalLM(GPTNeoXConfig(vocab_size=80, hidden_size=32, intermediate_size=96, num_hidden_layers=2,
                                             num_attention_heads=4, max_position_embeddings=64))
-    return {"llama": tiny_llama_model(vocab_size=64), "gemma3": tiny_gemma_model(vocab_size=96), "neox": neox}
 
 
 @pytest.mark.parametrize("family", ["llama", "gemma3", "neox"])
@@ -246,7 +249,7 @@ def test_unembed_ratio_is_the_unembedding_over_the_blocks_matrices(tmp_path, fam
     """Against the real parameter counts of a tiny model of each MLP shape (gated: Llama, Gemma 3
     with head_dim != width / heads; plain: GPT-NeoX, fused QKV): vocabulary x width over the
     matrices of the decoder blocks (norms and biases are not multiply-adds a token)."""
-    model = _neox_and_gemma_and_llama()[family]
+    model = _tiny_model(family)
     (tmp_path / "m").mkdir()
     (tmp_path / "m" / "config.json").write_text(model.config.to_json_string())
     blocks = model.gpt_neox.layers if family == "neox" else model.model.layers
