@@ -50,7 +50,7 @@ MODEL_RULES = ("train_model", "cache", "induction_scores", "fv_scores", "tsla_ab
 
 # The `share=` of each icl_heads.model.evaluate call of a rule's script, in the order of the
 # script (tests/test_cost.py reads the scripts and checks this table against them).
-SHARES = {"tsla_ablation": ("layers", "layers"), "tsla_perturbation": ("layers",), "tsla_steering": ("both",),
+SHARES = {"tsla_ablation": ("layers",), "tsla_perturbation": ("layers",), "tsla_steering": ("both",),
           "tsla_steering_sweep": ("both",), "yin_ablation": ("layers",), "yin_addback": ("both", "both"),
           "ltv_evaluate": ("both",), "ltv_transfer": ("both",), "ltv_composition": ("both", "both")}
 
@@ -300,6 +300,20 @@ def evaluate_tokens(n: float, T: float, conds: list, share: str, n_layers: int) 
     return n * start + n * rest + sum(n * rest * max(0, L - c[0]) / L for c in conds if c is not None)
 
 
+def evaluate_tokens_limited(n: float, T: float, conds: list, share: str, n_layers: int) -> float:
+    """evaluate_tokens of one evaluate call with `limits`: conds is [(condition, limit)], a
+    condition running on the first `limit` prompts only (None: all n). The prompts are cut at
+    every limit, and each range runs once with the conditions that reach it."""
+    lims = [n if lim is None else min(n, lim) for _, lim in conds]
+    cuts = sorted({0.0, float(n), *map(float, lims)})
+    out = 0.0
+    for a, b in zip(cuts, cuts[1:]):
+        active = [c for (c, _), lim in zip(conds, lims) if lim > a]
+        if active and b > a:
+            out += evaluate_tokens(b - a, T, active, share, n_layers)
+    return out
+
+
 # ------------------------------------------------------------------ LTV sites (icl_heads.ltv.site)
 def ltv_site(name: str, n_layers: int, layer_stride: int) -> tuple[tuple[int, ...], tuple[int, ...], str]:
     """(layers, positions, prompt) of an LTV configuration, as icl_heads.ltv.site makes it."""
@@ -414,33 +428,46 @@ def _tsla_eval(c: _Ctx, d: str) -> tuple[float, float, float]:
 
 
 def _tsla_ablation(c: _Ctx, m: str, w: dict):
-    """T5: mean z over the score prompts (tsla.ablation mean); evaluate(share="layers") on the eval
-    prompts: per threshold TR, TL (and IH, DLA-TL at top_percent) and random sets, at every position."""
+    """T5: mean z over the score prompts (tsla.ablation mean); one evaluate(share="layers") call on
+    the eval prompts: per threshold TR, TL (and IH, DLA-TL at top_percent) and random sets, at
+    every position; the other thresholds on the first tsla.sweep_n_eval queries, IH and DLA-TL on
+    the first tsla.table_n_eval (`limits`)."""
     L, H = c.shape(m)
     t = c.cfg["tsla"]
     n, T, fwd = _tsla_eval(c, w["dataset"])
-    n_sweep = sweep_n(n, t["sweep_n_eval"])
-    conds, sweep = [None], []
+    n_sweep, n_table = sweep_n(n, t["sweep_n_eval"]), sweep_n(n, t.get("table_n_eval"))
+    conds = [(None, None)]
     for pct in t["threshold_sweep"]:
         top = pct == t["top_percent"]
-        sets = [(RANKED, 0)] * (4 if top else 2)
-        sets += [_random_first(L, H, n_of_percent(L * H, pct))] * (t["random_seeds"] if top else t["sweep_random_seeds"])
-        (conds if top or n_sweep == n else sweep).extend(sets)   # every query: one call runs every condition
-    out = fwd + evaluate_tokens(n, T, conds, SHARES["tsla_ablation"][0], L)
-    if sweep:   # the other thresholds: their own call on the first tsla.sweep_n_eval queries
-        out += evaluate_tokens(n_sweep, T, [None] + sweep, SHARES["tsla_ablation"][1], L)
-    return out, 0.0
+        rnd = _random_first(L, H, n_of_percent(L * H, pct))
+        lim = None if top else n_sweep
+        conds += [((RANKED, 0), lim)] * 2 + ([((RANKED, 0), n_table)] * 2 if top else [])
+        conds += [(rnd, lim)] * (t["random_seeds"] if top else t["sweep_random_seeds"])
+    return fwd + evaluate_tokens_limited(n, T, conds, SHARES["tsla_ablation"][0], L), 0.0
+
+
+def _t6_claimed() -> set:
+    """The T6 cells ("{perturbation}_{clean|tr|tl}") a claim of config/claims.yaml reads: they run
+    on every T6 query, the others on the first tsla.table_n_eval."""
+    from .claims import rule_claims
+    return {k.split(":")[-1] for e in rule_claims("tsla_perturbation").values() for k in (e.get("contrast") or {})}
 
 
 def _tsla_perturbation(c: _Ctx, m: str, w: dict):
     """T6: per perturbation, clean and the TR / TL sets ablated, on the first tsla.perturbation_n_eval
-    of T5's queries (the unperturbed runs come from T5)."""
+    of T5's queries (the unperturbed runs come from T5); the cells no claim reads on the first
+    tsla.table_n_eval of them."""
     L, _ = c.shape(m)
     t = c.cfg["tsla"]
     n, T, fwd = _tsla_eval(c, w["dataset"])
     n = sweep_n(n, t.get("perturbation_n_eval"))   # the first tsla.perturbation_n_eval of T5's queries
-    per = evaluate_tokens(n, T, [None, (RANKED, 0), (RANKED, 0)], SHARES["tsla_perturbation"][0], L)
-    return fwd + per * len(t["perturbations"]), 0.0
+    n_table, claimed = sweep_n(n, t.get("table_n_eval")), _t6_claimed()
+    out = fwd
+    for pert in t["perturbations"]:
+        conds = [(cond, None if f"{pert}_{cell}" in claimed else n_table)
+                 for cell, cond in (("clean", None), ("tr", (RANKED, 0)), ("tl", (RANKED, 0)))]
+        out += evaluate_tokens_limited(n, T, conds, SHARES["tsla_perturbation"][0], L)
+    return out, 0.0
 
 
 def _tsla_steering(c: _Ctx, m: str, w: dict):

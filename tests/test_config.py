@@ -57,7 +57,7 @@ def test_default_config_defaults_for_missing_blocks(tmp_path):
     cfg = cfgmod.load(p)
     assert cfg["prompts"] == {"n_shot": 8, "n_score": 50, "n_eval": 200, "balanced": True, "batch_size": 8}
     assert cfg["tsla"] == {"top_percent": 3, "threshold_sweep": [1, 2, 3, 5, 10], "random_seeds": 5,
-                           "sweep_random_seeds": 5, "ablation_n_eval": None, "perturbation_n_eval": None, "sweep_n_eval": None, "ablation": "zero", "steer_layer": -1,
+                           "sweep_random_seeds": 5, "ablation_n_eval": None, "perturbation_n_eval": None, "table_n_eval": None, "sweep_n_eval": None, "ablation": "zero", "steer_layer": -1,
                            "perturbations": ["shuffle_text", "labels_01", "flip_labels"],
                            "steer_sweep": {"layer_fractions": [0.25, 0.5, 0.75], "relative_scales": [0.1, 0.25, 0.5, 1.0],
                                            "random_seeds": 2}}

@@ -739,7 +739,8 @@ def test_fv_fast_path_equals_the_per_head_loop(tid):
 def test_shared_evaluation_equals_a_pass_per_condition(tid):
     """12. evaluate(share=...) == evaluate(share="none") on a left-padded batch: additions at N of
     every layer (columns and layers both shared), a head ablation at every position (column 0:
-    only the layers below it are shared) and the clean condition, together and alone."""
+    only the layers below it are shared) and the clean condition, together and alone; and with
+    `limits` (some conditions on the first n prompts only) against a call on those n alone."""
     from icl_heads.model import evaluate
     from icl_heads.prompts import Prompt
 
@@ -763,6 +764,23 @@ def test_shared_evaluation_equals_a_pass_per_condition(tid):
                 for k in conds:
                     close(got[k].logp_answer, alone[k].logp_answer, msg=f"{share}, stack {stack}: {k}")
                     close(got[k].logp_label_set, alone[k].logp_label_set, msg=f"{share}, stack {stack}: {k} label set")
+    # limits: a condition on the first n prompts only equals a call on those n alone; the prompts
+    # are cut at 1 and 3, and each range runs the conditions that reach it together
+    more = prompts + [Prompt(index=2, text="", input_ids=ROWS[0][:6], answer="", answer_token=13),
+                      Prompt(index=3, text="", input_ids=ROWS[1][:4] + [9, 3], answer="", answer_token=22)]
+    part = {k: mixed[k] for k in ("add0", "add1", "ablate", "ablate2", "clean")}
+    lim = {"ablate": 3, "add1": 1, "clean": 10}
+    got = evaluate(h, more, [22, 13], part, share="both", batch_size=2, limits=lim)
+    for k, c in part.items():
+        n = min(lim.get(k, len(more)), len(more))
+        want = evaluate(h, more[:n], [22, 13], {k: c}, share="none", batch_size=2)[k]
+        assert len(got[k].correct) == n, k
+        close(got[k].logp_answer, want.logp_answer, msg=f"limits: {k}")
+        close(got[k].logp_label_set, want.logp_label_set, msg=f"limits: {k} label set")
+    few = evaluate(h, more, [22, 13], {"clean": [], "ablate": part["ablate"]}, share="layers", limits={"clean": 2, "ablate": 3})
+    assert [len(few[k].correct) for k in ("clean", "ablate")] == [2, 3]   # no condition reaches the 4th prompt
+    with pytest.raises(ValueError, match="not evaluated"):
+        evaluate(h, more, [22, 13], part, limits={"nope": 1})
     moved = max((evaluate(h, prompts, None, {k: c}, share="none")[k].logp_answer
                  - evaluate(h, prompts, None, {"clean": []}, share="none")["clean"].logp_answer).abs().max() for k, c in adds.items())
     assert moved > 1e-3  # the additions change the answer's probability

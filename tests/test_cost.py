@@ -443,3 +443,37 @@ def test_the_throughput_measured_at_materialisation_is_used_when_the_entry_names
     assert tps == 1234.5 and where.startswith("measured at materialisation")
     own = tiny_config(resources_dir=str(tmp_path), models={"m": {"throughput": 7.0}})
     assert cost.throughput(own, "m") == (7.0, "models.m.throughput")   # the entry's own number wins
+
+
+def test_limited_conditions_cost_their_own_queries():
+    """evaluate(limits=...) cuts the prompts at every limit and runs each range once with the
+    conditions that reach it: closed forms on n = 10 prompts of T tokens, share "layers" (one
+    clean pass per range, a head ablation at block 0 a full pass)."""
+    T, L = 5.0, 4
+    full = (0, 0)
+    assert cost.evaluate_tokens_limited(10, T, [(None, None), (full, None)], "layers", L) == 20 * T
+    assert cost.evaluate_tokens_limited(10, T, [(None, None), (full, 4)], "layers", L) == (10 + 4) * T
+    assert cost.evaluate_tokens_limited(10, T, [(None, 4), (full, 4)], "layers", L) == (4 + 4) * T   # nothing after 4
+    assert cost.evaluate_tokens_limited(10, T, [(None, None), (full, 4), (full, 12)], "layers", L) == (10 + 4 + 10) * T
+
+
+def test_table_cells_without_a_claim_run_on_tsla_table_n_eval():
+    """tsla.table_n_eval: T5's w/o IH and w/o DLA-TL (2 full passes a query) and T6's five cells no
+    claim reads (TR under shuffled text, TL under 0/1 labels, the three flipped-label cells) run
+    on the first n of 7 queries, so the saving is proportional to 7 - n."""
+    t5 = {"model": "m", "dataset": "sentiment_lexicon"}
+
+    def tokens(rule, **tsla):
+        return cost.job_cost(tiny_config(tsla=tsla), rule, t5).tokens
+
+    for rule in ("tsla_ablation", "tsla_perturbation"):
+        full = tokens(rule)
+        assert tokens(rule, table_n_eval=7) == tokens(rule, table_n_eval=None) == full
+        d2, d1 = full - tokens(rule, table_n_eval=2), full - tokens(rule, table_n_eval=1)
+        assert d1 > 0 and d2 / d1 == pytest.approx(5 / 6), rule
+    # T5: the two cells are full passes, T6: five of them
+    per_t5 = (tokens("tsla_ablation") - tokens("tsla_ablation", table_n_eval=1)) / 6
+    per_t6 = (tokens("tsla_perturbation") - tokens("tsla_perturbation", table_n_eval=1)) / 6
+    assert per_t6 / per_t5 == pytest.approx(5 / 2)
+    assert cost._t6_claimed() == {"shuffle_text_tl", "shuffle_text_clean", "tl", "clean", "labels_01_tr",
+                                  "labels_01_clean", "tr"}

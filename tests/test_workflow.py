@@ -74,11 +74,16 @@ def test_tiny_workflow_end_to_end(tiny_workdir):
     assert set(overlap.pair) == {"TR-IH", "TR-TL", "TL-IH"}
     # T5 at top_percent and its claims on the first 5 of the 6 held-out queries (tsla.ablation_n_eval),
     # T6 and its claims on the first 4 of those (tsla.perturbation_n_eval), F3's other threshold on
-    # the first 3 (tsla.sweep_n_eval); T7 on all 6;
+    # the first 3 (tsla.sweep_n_eval); the table cells no claim reads (T5's w/o IH and w/o DLA-TL,
+    # T6's flipped labels and TL under 0/1 labels) on the first 2 (tsla.table_n_eval); T7 on all 6;
     # the T7 and Y7 sweeps on their first 3 and 2 (fv.addback_sweep.n_eval)
     t5 = pd.read_csv(wd / f"results/{m}/tsla/ablation/sentiment_lexicon.csv", comment="#")
-    assert set(t5[t5.top_percent == 3.0].n) == set(t5[t5.condition == "ICL baseline"].n) == {5}
-    assert set(pd.read_csv(wd / f"results/{m}/tsla/perturbation/sentiment_lexicon.csv", comment="#").n) == {4}
+    table_only = t5.condition.isin(["w/o IH", "w/o DLA-TL"])
+    assert set(t5[(t5.top_percent == 3.0) & ~table_only].n) == set(t5[t5.condition == "ICL baseline"].n) == {5}
+    assert set(t5[table_only].n) == {2} and set(t5[table_only].top_percent) == {3.0}
+    t6 = pd.read_csv(wd / f"results/{m}/tsla/perturbation/sentiment_lexicon.csv", comment="#")
+    short = (t6.perturbation == "flip_labels") | ((t6.perturbation == "labels_01") & (t6.condition == "w/o TL"))
+    assert set(t6[short].n) == {2} and set(t6[~short].n) == {4}
     assert set(pd.read_csv(wd / f"results/{m}/claims/T6/country_continent.csv", comment="#").n.dropna()) == {4}
     assert set(pd.read_csv(wd / f"results/{m}/claims/T7/sentiment_lexicon.csv", comment="#").n.dropna()) == {6}
     assert set(t5[t5.top_percent == 1.0].n) == {3} and set(t5[t5.top_percent == 1.0].condition) >= {"w/o TR", "w/o TL"}

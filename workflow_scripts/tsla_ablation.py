@@ -28,10 +28,14 @@ bs = job.cfg["prompts"]["batch_size"]
 seed = job_seed(job.cfg, "tsla_ablation", w["model"], w["dataset"])
 L, H = model.n_layers, model.n_heads
 
-# The other thresholds (F3 only, no claim) run on the first tsla.sweep_n_eval of the same queries,
-# in a call of their own; on all of them (null), in the one call with the rest.
+# The conditions no claim reads run on fewer of the same queries, in the one call with the rest
+# (each range of queries shares one clean pass): the other thresholds (F3 only) on the first
+# tsla.sweep_n_eval, w/o IH and w/o DLA-TL at top_percent (T5's table only) on the first
+# tsla.table_n_eval; null: all of them.
 n_sweep = sweep_n(len(prompts), cfg["sweep_n_eval"])
-conds, sweep = {("ICL baseline", 0.0, -1): []}, {}
+n_table = sweep_n(len(prompts), cfg["table_n_eval"])
+TABLE_ONLY = ("w/o IH", "w/o DLA-TL")
+conds, limits = {("ICL baseline", 0.0, -1): []}, {}
 for pct in cfg["threshold_sweep"]:
     sets = {"w/o TR": top_heads(scores, "tr", pct), "w/o TL": top_heads(scores, "tl", pct)}
     if pct == cfg["top_percent"]:
@@ -41,13 +45,15 @@ for pct in cfg["threshold_sweep"]:
     for i in range(cfg["random_seeds"] if pct == cfg["top_percent"] else cfg["sweep_random_seeds"]):
         sets[f"w/o random#{i}"] = random_heads(L, H, k, seed + i)
     for name, heads in sets.items():
-        (conds if pct == cfg["top_percent"] or n_sweep == len(prompts) else sweep)[(name, float(pct), len(heads))] = [
-            ablation(heads, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])]
+        key = (name, float(pct), len(heads))
+        conds[key] = [ablation(heads, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])]
+        if pct != cfg["top_percent"]:
+            limits[key] = n_sweep
+        elif name in TABLE_ONLY:
+            limits[key] = n_table
 # One clean pass per batch feeds every condition (blocks before the first ablated head are replayed).
-runs = evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T5 conditions")
-if sweep:
-    runs.update(evaluate(model, prompts[:n_sweep], labels, sweep, share="layers", batch_size=bs, progress=True,
-                         desc="T5 threshold sweep"))
+runs = evaluate(model, prompts, labels, conds, share="layers", batch_size=bs, progress=True, desc="T5 conditions",
+                limits=limits)
 
 rows = []
 for (name, pct, k), res in runs.items():
@@ -70,7 +76,7 @@ floor = job.cfg["claims"]["floor_accuracy"]
 df["clean_at_floor"] = claims.at_floor(base_correct, floor)
 excluded = claims.floor_text(float(base_correct.mean()), floor) if df["clean_at_floor"].iloc[0] else ""
 prov = job.provenance(seed=seed, model=job.model_record(),
-                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": f"held-out (prompt set eval): the first {len(prompts)} of {n_held_out} (tsla.ablation_n_eval) at top_percent {cfg['top_percent']}, the first {n_sweep} at the other thresholds (tsla.sweep_n_eval; column n)",
+                      choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "ablation": f"{mode} ablation of z at every position", "eval_queries": f"held-out (prompt set eval): the first {len(prompts)} of {n_held_out} (tsla.ablation_n_eval) at top_percent {cfg['top_percent']}, of them the first {n_table} for {' and '.join(TABLE_ONLY)} (no claim; tsla.table_n_eval), the first {n_sweep} at the other thresholds (tsla.sweep_n_eval; column n)",
                                "random_heads": "uniform over all heads, one draw per seed"})
 write_csv(df, smk.output.table, prov)
 

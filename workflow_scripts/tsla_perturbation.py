@@ -42,6 +42,12 @@ for name in heads:
 t5_runs = {c: Eval(*(t5.get(f"{k}|{f}") for f in ("correct", "in_set", "argmax", "p_answer", "logp_answer", "logp_label_set")))
            for c, k in (("clean", "ICL baseline|0.0"), ("tr", f"w/o TR|{float(pct)}"), ("tl", f"w/o TL|{float(pct)}"))}
 runs, changed = {"none": clean}, {"none": 0.0}
+# The cells a claim reads (config/claims.yaml: e.g. "shuffle_text_tl", "labels_01_clean") run on the
+# first tsla.perturbation_n_eval queries; the other cells of the T6 table (the flipped labels, TR
+# ablated under shuffled text, TL under 0/1 labels) on the first tsla.table_n_eval of those.
+n_table = sweep_n(n_abl, cfg["table_n_eval"])
+CELLS = {"clean": "clean", "tr": "w/o TR", "tl": "w/o TL"}
+claimed = {key.split(":")[-1] for e in job.params["claims"].values() for key in (e.get("contrast") or {})}
 for pert, path in zip(cfg["perturbations"], smk.input.prompts):
     prompts, payload = read_prompts(path)
     prompts = prompts[:n_abl]
@@ -52,9 +58,10 @@ for pert, path in zip(cfg["perturbations"], smk.input.prompts):
         runs[pert] = {"clean": t5_runs["clean"], "w/o TR": t5_runs["tr"], "w/o TL": t5_runs["tl"]}
         continue
     labels = payload["label_tokens"]
+    limits = {name: n_table for c, name in CELLS.items() if f"{pert}_{c}" not in claimed}
     runs[pert] = evaluate(model, prompts, labels,
-                                     {"clean": [], **{name: [ablation(hs, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])] for name, hs in heads.items()}},
-                                     share="layers", batch_size=bs, progress=True, desc=pert)
+                          {"clean": [], **{name: [ablation(hs, mode, means, norm=job.cfg["interventions"]["post_attention_norm"])] for name, hs in heads.items()}},
+                          share="layers", batch_size=bs, progress=True, desc=pert, limits=limits)
 rows = []
 for pert, conds in runs.items():
     for cond, res in conds.items():
@@ -65,7 +72,9 @@ prov = job.provenance(model=job.model_record(),
                       choices={"post_attention_norm": ABLATION_NORM_TEXT[job.cfg["interventions"]["post_attention_norm"]], "accuracy": "against the label the demonstrations teach (0/1 or flipped mapping)",
                                "tr_ratio": "argmax in the demonstrated label set",
                                "eval_queries": f"the first {n_abl} of the {n_held_out} held-out queries: the first "
-                                               f"{n_abl} of T5's {n_t5} (tsla.perturbation_n_eval of tsla.ablation_n_eval)",
+                                               f"{n_abl} of T5's {n_t5} (tsla.perturbation_n_eval of tsla.ablation_n_eval); "
+                                               f"the cells no claim reads (flipped labels, TR ablated under shuffled text, TL under "
+                                               f"0/1 labels) on the first {n_table} of them (tsla.table_n_eval; column n)",
                                "prompts_changed": "share of evaluation prompts whose tokens the perturbation changed; "
                                                   "a perturbation that changed none reuses T5's runs and its claims are left out"})
 write_csv(pd.DataFrame(rows), smk.output.table, prov)

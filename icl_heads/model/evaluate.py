@@ -27,6 +27,10 @@ change only the final column over a shared prefix run as branches of it
 (`HookedModel.run(branches=True)`): the k rows of a prompt read its cached keys and values
 without copying them.
 
+A condition may run on the first n prompts only (`limits`, e.g. a table cell that carries no
+claim beside the conditions that do): the prompts are cut into ranges at every limit, and each
+range runs once with the conditions that reach it.
+
 Conditions that are the same interventions run once (`condition_key`): head ablations of the
 same set of heads, with the same mode, norm handling and reference tensor (the one `means`
 object), e.g. Y5's "IH excluding FV" set where no top FV head is among the top induction heads,
@@ -129,11 +133,52 @@ def _first_column(cond, batch) -> int:
 
 def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, share: str = "none",
              batch_size: int = 8, progress: bool = False, desc: str = "eval",
-             stack_rows: int = 64) -> dict[str, Eval]:
+             stack_rows: int = 64, limits: dict | None = None) -> dict[str, Eval]:
     """{condition name: Eval} for the prompts under every condition (see the module doc);
-    stack_rows 0 or 1 runs every condition alone."""
+    stack_rows 0 or 1 runs every condition alone.
+
+    limits: {condition name: n}: that condition runs on the first n prompts only (its Eval has n
+    entries), e.g. a table cell that carries no claim beside conditions that do. The prompts are
+    cut at every distinct limit into consecutive ranges, and each range runs once with the
+    conditions that reach it, so conditions of a range share its clean pass and prefixes as in one
+    call; the result equals one call per condition on its own first n prompts (up to the padding
+    of differently composed batches)."""
     if share not in SHARING:
         raise ValueError(f"share={share!r}: use one of {SHARING}")
+    n = len(prompts)
+    limits = {k: min(int(v), n) for k, v in (limits or {}).items() if v is not None and int(v) < n}
+    unknown = sorted(set(limits) - set(conditions), key=str)
+    if unknown:
+        raise ValueError(f"limits name conditions that are not evaluated: {unknown}")
+    if any(v < 1 for v in limits.values()):
+        raise ValueError(f"limits must be at least 1 prompt: {limits}")
+    if not limits:
+        return _evaluate(model, prompts, label_tokens, conditions, share=share, batch_size=batch_size,
+                         progress=progress, desc=desc, stack_rows=stack_rows)
+    cuts = [0] + sorted(set(limits.values())) + [n]
+    parts: dict = defaultdict(list)
+    for a, b in zip(cuts, cuts[1:]):
+        if a == b:
+            continue
+        active = {k: c for k, c in conditions.items() if limits.get(k, n) > a}
+        if not active:   # every condition stops before this range: nothing runs on it
+            continue
+        got = _evaluate(model, prompts[a:b], label_tokens, active, share=share, batch_size=batch_size,
+                        progress=progress, desc=f"{desc} [{a}:{b}]", stack_rows=stack_rows)
+        for k, e in got.items():
+            parts[k].append(e)
+    return {k: _concat(parts[k]) for k in conditions}
+
+
+def _concat(evals: list) -> Eval:
+    if len(evals) == 1:
+        return evals[0]
+    fields = ("correct", "in_set", "argmax", "p_answer", "logp_answer", "logp_label_set")
+    return Eval(*(torch.cat([getattr(e, f) for e in evals]) for f in fields))
+
+
+def _evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, share: str, batch_size: int,
+              progress: bool, desc: str, stack_rows: int) -> dict[str, Eval]:
     same, first_of = {}, {}   # a repeated condition: its name -> the name of its first occurrence
     for name, cond in conditions.items():
         key = condition_key(cond)
