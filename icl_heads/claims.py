@@ -379,6 +379,12 @@ def _terms(entry, kind):
     return out
 
 
+def contrast_conditions(entries: dict) -> set:
+    """The conditions the contrasts of registry entries read (a term "metric:condition" names
+    its condition), e.g. the T6 cells that must run on every query."""
+    return {str(key).rpartition(":")[2] for e in entries.values() for key in (e.get("contrast") or {})}
+
+
 def _supplied(arrays, terms) -> bool:
     for m, cond, _ in terms:
         v = arrays.get(m, {}).get(cond)

@@ -34,7 +34,7 @@ from pathlib import Path
 
 from .config import (addback_n_eval, artifact_models, checkpoint_models, dataset_size, deep_merge, ltv_sweep_layers, sweep_n,
                      validate)
-from .counting import layer_groups, n_of_percent, sweep_layers
+from .counting import layer_groups, limit_ranges, n_of_percent, sweep_layers
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_CONFIG = ROOT / "config" / "config.yaml"
@@ -302,16 +302,10 @@ def evaluate_tokens(n: float, T: float, conds: list, share: str, n_layers: int) 
 
 def evaluate_tokens_limited(n: float, T: float, conds: list, share: str, n_layers: int) -> float:
     """evaluate_tokens of one evaluate call with `limits`: conds is [(condition, limit)], a
-    condition running on the first `limit` prompts only (None: all n). The prompts are cut at
-    every limit, and each range runs once with the conditions that reach it."""
-    lims = [n if lim is None else min(n, lim) for _, lim in conds]
-    cuts = sorted({0.0, float(n), *map(float, lims)})
-    out = 0.0
-    for a, b in zip(cuts, cuts[1:]):
-        active = [c for (c, _), lim in zip(conds, lims) if lim > a]
-        if active and b > a:
-            out += evaluate_tokens(b - a, T, active, share, n_layers)
-    return out
+    condition running on the first `limit` prompts only (None: all n), split into ranges as
+    evaluate splits them (counting.limit_ranges)."""
+    ranges = limit_ranges(n, range(len(conds)), {i: lim for i, (_, lim) in enumerate(conds)})
+    return sum(evaluate_tokens(b - a, T, [conds[i][0] for i in active], share, n_layers) for a, b, active in ranges)
 
 
 # ------------------------------------------------------------------ LTV sites (icl_heads.ltv.site)
@@ -449,8 +443,8 @@ def _tsla_ablation(c: _Ctx, m: str, w: dict):
 def _t6_claimed() -> set:
     """The T6 cells ("{perturbation}_{clean|tr|tl}") a claim of config/claims.yaml reads: they run
     on every T6 query, the others on the first tsla.table_n_eval."""
-    from .claims import rule_claims
-    return {k.split(":")[-1] for e in rule_claims("tsla_perturbation").values() for k in (e.get("contrast") or {})}
+    from .claims import contrast_conditions, rule_claims
+    return contrast_conditions(rule_claims("tsla_perturbation"))
 
 
 def _tsla_perturbation(c: _Ctx, m: str, w: dict):

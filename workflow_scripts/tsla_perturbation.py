@@ -47,7 +47,7 @@ runs, changed = {"none": clean}, {"none": 0.0}
 # ablated under shuffled text, TL under 0/1 labels) on the first tsla.table_n_eval of those.
 n_table = sweep_n(n_abl, cfg["table_n_eval"])
 CELLS = {"clean": "clean", "tr": "w/o TR", "tl": "w/o TL"}
-claimed = {key.split(":")[-1] for e in job.params["claims"].values() for key in (e.get("contrast") or {})}
+claimed = claims.contrast_conditions(job.params["claims"])
 for pert, path in zip(cfg["perturbations"], smk.input.prompts):
     prompts, payload = read_prompts(path)
     prompts = prompts[:n_abl]

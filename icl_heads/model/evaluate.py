@@ -45,6 +45,7 @@ from dataclasses import dataclass
 import torch
 from tqdm import tqdm
 
+from ..counting import limit_ranges
 from .hooked import HookedModel, left_pad
 from .interventions import HeadAblation, first_touched_layer
 
@@ -146,7 +147,7 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
     if share not in SHARING:
         raise ValueError(f"share={share!r}: use one of {SHARING}")
     n = len(prompts)
-    limits = {k: min(int(v), n) for k, v in (limits or {}).items() if v is not None and int(v) < n}
+    limits = {k: int(v) for k, v in (limits or {}).items() if v is not None and int(v) < n}
     unknown = sorted(set(limits) - set(conditions), key=str)
     if unknown:
         raise ValueError(f"limits name conditions that are not evaluated: {unknown}")
@@ -155,16 +156,10 @@ def evaluate(model: HookedModel, prompts, label_tokens, conditions: dict, *, sha
     if not limits:
         return _evaluate(model, prompts, label_tokens, conditions, share=share, batch_size=batch_size,
                          progress=progress, desc=desc, stack_rows=stack_rows)
-    cuts = [0] + sorted(set(limits.values())) + [n]
     parts: dict = defaultdict(list)
-    for a, b in zip(cuts, cuts[1:]):
-        if a == b:
-            continue
-        active = {k: c for k, c in conditions.items() if limits.get(k, n) > a}
-        if not active:   # every condition stops before this range: nothing runs on it
-            continue
-        got = _evaluate(model, prompts[a:b], label_tokens, active, share=share, batch_size=batch_size,
-                        progress=progress, desc=f"{desc} [{a}:{b}]", stack_rows=stack_rows)
+    for a, b, active in limit_ranges(n, list(conditions), limits):
+        got = _evaluate(model, prompts[a:b], label_tokens, {k: conditions[k] for k in active}, share=share,
+                        batch_size=batch_size, progress=progress, desc=f"{desc} [{a}:{b}]", stack_rows=stack_rows)
         for k, e in got.items():
             parts[k].append(e)
     return {k: _concat(parts[k]) for k in conditions}
